@@ -1,0 +1,40 @@
+"""lsgtool: long-context transformers (LSG attention, LOCOST state-space encoders), with a CLI and plugins.
+
+The public Python API; heavy modules (torch) load on first attribute access so ``lsgtool --help`` is fast.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+__version__ = "0.1.0"
+
+_LAZY = {
+    "LSGConfig": "lsgtool.core.lsg.config",
+    "LSGSelfAttention": "lsgtool.core.lsg.module",
+    "lsg_attention": "lsgtool.core.lsg.attention",
+    "SparseInputs": "lsgtool.core.lsg.selectors",
+    "SparseTokens": "lsgtool.core.lsg.selectors",
+    "ModelPreset": "lsgtool.core.presets",
+    "LsgtoolError": "lsgtool.core.errors",
+    "UsageError": "lsgtool.core.errors",
+    "ConfigError": "lsgtool.core.errors",
+    "PluginError": "lsgtool.core.errors",
+    "make_plugin_manager": "lsgtool.plugins.manager",
+    "get_registry": "lsgtool.plugins.manager",
+}
+
+__all__ = ["__version__", *_LAZY]
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        value = getattr(importlib.import_module(_LAZY[name]), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'lsgtool' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)

@@ -1,0 +1,3 @@
+from lsgtool.cli import main
+
+main()

@@ -1,0 +1,13 @@
+"""Built-in CLI commands, registered through the same ``register_commands`` hook plugins use."""
+
+from lsgtool.commands._common import AppState, state
+from lsgtool.plugins.hookspecs import hookimpl
+
+__all__ = ["AppState", "state"]
+
+
+@hookimpl
+def register_commands(register):
+    from lsgtool.commands.plugins import plugins_command
+
+    register("plugins", plugins_command)

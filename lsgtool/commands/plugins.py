@@ -1,0 +1,52 @@
+"""``lsgtool plugins``: which plugins are loaded, where they come from and what each registers."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from lsgtool.commands._common import JsonOption, emit, state
+from lsgtool.plugins.registry import FAMILIES, inventory
+
+
+def plugins_command(ctx: typer.Context, as_json: JsonOption = False) -> None:
+    """List loaded plugins (built-in and installed) and the selectors, commands, ... each one adds."""
+    pm = state(ctx).pm
+    inv = inventory(pm)
+    data: dict[str, Any] = {
+        "plugins": [
+            {
+                "name": name,
+                "distribution": pm.sources[name].distribution if name in pm.sources else "?",
+                "version": pm.sources[name].version if name in pm.sources else "?",
+                "origin": pm.sources[name].origin if name in pm.sources else "registered in code",
+                "registers": {family: sorted(names) for family, names in inv.by_plugin.get(name, {}).items() if names},
+            }
+            for name, _ in sorted(pm.list_name_plugin())
+        ],
+        "failures": [vars(failure) for failure in pm.failures],
+        "clashes": inv.clashes,
+        "errors": inv.errors,
+    }
+    emit(data, as_json, _render)
+
+
+def _render(console: Console, data: dict[str, Any]) -> None:
+    table = Table(title="lsgtool plugins")
+    for column in ("plugin", "distribution", "version", "from", "registers"):
+        table.add_column(column)
+    for plugin in data["plugins"]:
+        registers = "\n".join(
+            f"{FAMILIES[family].noun}s: {', '.join(names)}" for family, names in plugin["registers"].items()
+        )
+        table.add_row(plugin["name"], plugin["distribution"], plugin["version"], plugin["origin"], registers or "-")
+    console.print(table)
+    for failure in data["failures"]:
+        console.print(f"failed to load: {failure['name']} ({failure['distribution']}): {failure['reason']}", markup=False)
+    for clash in data["clashes"]:
+        console.print(f"name clash: {clash}", markup=False)
+    for error in data["errors"]:
+        console.print(f"hook error: {error}", markup=False)

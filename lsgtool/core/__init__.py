@@ -1,0 +1,1 @@
+"""Pure library layer: torch and transformers only, no CLI, no printing."""

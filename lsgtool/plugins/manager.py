@@ -1,0 +1,146 @@
+"""The plugin manager: built-in plugins first, then installed ones from the ``lsgtool`` entry-point group.
+
+Environment switch: ``LSGTOOL_LOAD_PLUGINS`` unset loads every installed plugin; set to an empty string it
+loads none (built-ins only); set to ``a,b`` it loads only the plugins with those entry-point or
+distribution names.
+"""
+
+from __future__ import annotations
+
+import importlib
+import logging
+import os
+from dataclasses import dataclass
+from importlib import metadata
+
+import pluggy
+
+from lsgtool.plugins import hookspecs
+from lsgtool.plugins.registry import FAMILIES, Registry, collect
+
+log = logging.getLogger("lsgtool.plugins")
+
+ENV_LOAD_PLUGINS = "LSGTOOL_LOAD_PLUGINS"
+ENTRY_POINT_GROUP = "lsgtool"
+BUILTIN_PLUGINS = ("lsgtool.plugins.builtins", "lsgtool.commands")
+
+
+@dataclass(frozen=True)
+class PluginSource:
+    """Where a loaded plugin came from."""
+
+    distribution: str
+    version: str
+    origin: str  # "builtin" or "entry point <group>:<value>"
+
+
+@dataclass(frozen=True)
+class PluginFailure:
+    """An installed plugin that could not be loaded, and why."""
+
+    name: str
+    distribution: str
+    reason: str
+
+
+class LsgtoolPluginManager(pluggy.PluginManager):
+    """A pluggy manager that also remembers plugin origins, load failures and collected registries."""
+
+    def __init__(self) -> None:
+        super().__init__("lsgtool")
+        self.add_hookspecs(hookspecs)
+        self.sources: dict[str, PluginSource] = {}
+        self.failures: list[PluginFailure] = []
+        self._registries: dict[str, Registry] = {}
+
+    def registry(self, family: str) -> Registry:
+        """The registry of one family (``sparse_selectors``, ``commands``, ...), collected once."""
+        if family not in self._registries:
+            self._registries[family] = collect(self, family)
+        return self._registries[family]
+
+    def register(self, plugin, name=None):
+        self._registries.clear()
+        return super().register(plugin, name)
+
+    def unregister(self, plugin=None, name=None):
+        self._registries.clear()
+        return super().unregister(plugin, name)
+
+
+def _wanted() -> set[str] | None:
+    value = os.environ.get(ENV_LOAD_PLUGINS)
+    if value is None:
+        return None
+    return {part.strip() for part in value.split(",") if part.strip()}
+
+
+def load_entry_point_plugins(pm: LsgtoolPluginManager, only: set[str] | None = None) -> None:
+    """Register installed plugins; one that fails to import or validate is recorded and skipped."""
+    for ep in metadata.entry_points(group=ENTRY_POINT_GROUP):
+        dist = ep.dist.name if ep.dist else "?"
+        version = ep.dist.version if ep.dist else "?"
+        if only is not None and ep.name not in only and dist not in only:
+            continue
+        if pm.has_plugin(ep.name):
+            continue
+        try:
+            plugin = ep.load()
+            pm.register(plugin, name=ep.name)
+        except Exception as exc:  # a broken plugin must never take the CLI down
+            _record_failure(pm, ep.name, dist, exc)
+            continue
+        try:
+            pm.check_pending()
+        except pluggy.PluginValidationError as exc:
+            pm.unregister(name=ep.name)
+            _record_failure(pm, ep.name, dist, exc)
+            continue
+        pm.sources[ep.name] = PluginSource(dist, version, f"entry point {ENTRY_POINT_GROUP}:{ep.value}")
+
+
+def _record_failure(pm: LsgtoolPluginManager, name: str, dist: str, exc: BaseException) -> None:
+    reason = f"{type(exc).__name__}: {exc}".splitlines()[0]
+    pm.failures.append(PluginFailure(name, dist, reason))
+    log.warning("plugin %r (%s) failed to load and was skipped: %s", name, dist, reason)
+
+
+def make_plugin_manager(load_installed: bool | None = None) -> LsgtoolPluginManager:
+    """A fresh manager with the built-in plugins and, unless disabled, the installed ones."""
+    from lsgtool import __version__
+
+    pm = LsgtoolPluginManager()
+    for module_name in BUILTIN_PLUGINS:
+        pm.register(importlib.import_module(module_name), name=module_name)
+        pm.sources[module_name] = PluginSource("lsgtool", __version__, "builtin")
+    wanted = _wanted()
+    if load_installed is None:
+        load_installed = wanted is None or bool(wanted)
+    if load_installed:
+        load_entry_point_plugins(pm, only=wanted)
+    return pm
+
+
+_default: LsgtoolPluginManager | None = None
+
+
+def default_plugin_manager() -> LsgtoolPluginManager:
+    """The manager the Python API uses when none is given (made on first use)."""
+    global _default
+    if _default is None:
+        _default = make_plugin_manager()
+    return _default
+
+
+def set_default_plugin_manager(pm: LsgtoolPluginManager | None) -> LsgtoolPluginManager | None:
+    """Make ``pm`` the manager the Python API uses; returns the previous one (None: make anew lazily)."""
+    global _default
+    previous, _default = _default, pm
+    return previous
+
+
+def get_registry(family: str, pm: LsgtoolPluginManager | None = None) -> Registry:
+    """The registry of ``family`` from ``pm`` or the default manager."""
+    if family not in FAMILIES:
+        raise KeyError(f"unknown plugin family {family!r}; known: {', '.join(FAMILIES)}")
+    return (pm or default_plugin_manager()).registry(family)
