@@ -78,9 +78,7 @@ def _select(q, k, v, keep, first_query, config: LSGConfig, scale) -> SparseToken
     from lsgtool.plugins.manager import get_registry
 
     selector = get_registry("sparse_selectors").require(config.sparsity_type)
-    generator = None
-    if config.sparsity_type == "lsh" and config.lsh_seed is not None:
-        generator = torch.Generator().manual_seed(config.lsh_seed)
+    generator = None if config.lsh_seed is None else torch.Generator().manual_seed(config.lsh_seed)
     return selector(SparseInputs(q, k, v, keep, first_query, config, scale, generator))
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, fields
 from typing import Any
 
-from lsgtool.core.errors import ConfigError
+from lsgtool.core.errors import ConfigError, UsageError
 
 NO_SPARSITY = (None, "none")
 
@@ -20,7 +20,8 @@ class LSGConfig:
     ``num_global_tokens`` G: the first G positions attend everywhere and are attended by all.
     ``mask_first_token``: the first non-global token is hidden as a key. ``pool_with_global`` and
     ``adaptive`` are model-level switches kept for checkpoint compatibility (lsgtool always pads to a
-    multiple of S). ``lsh_seed``: seed of the ``lsh`` selector's random projections (None: unseeded).
+    multiple of S). ``lsh_seed``: seed of the random generator handed to selectors (``lsh`` projections, plugin
+    selectors that draw at random); None: unseeded.
     """
 
     block_size: int = 128
@@ -75,7 +76,10 @@ class LSGConfig:
                 from lsgtool.plugins.manager import get_registry
 
                 selectors = get_registry("sparse_selectors")
-            selectors.require(self.sparsity_type)
+            try:
+                selectors.require(self.sparsity_type)
+            except UsageError as exc:
+                raise ConfigError(exc.message, exc.hint) from None
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

@@ -1,0 +1,42 @@
+import pytest
+
+from lsgtool.plugins import manager
+
+
+@pytest.fixture(autouse=True)
+def _isolated(monkeypatch, tmp_path_factory):
+    """Offline, no installed plugins unless a test opts in, no user config, a fresh default manager."""
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.setenv(manager.ENV_LOAD_PLUGINS, "")
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path_factory.mktemp("xdg")))
+    monkeypatch.delenv("LSGTOOL_CONFIG", raising=False)
+    monkeypatch.delenv("LSGTOOL_DEBUG", raising=False)
+    previous = manager.set_default_plugin_manager(None)
+    yield
+    manager.set_default_plugin_manager(previous)
+
+
+@pytest.fixture
+def install_plugin(tmp_path, monkeypatch):
+    """Install a throw-away distribution whose ``lsgtool`` entry point is a module with the given source."""
+    import textwrap
+
+    root = tmp_path / "site"
+    root.mkdir()
+    monkeypatch.syspath_prepend(str(root))
+
+    def install(dist: str, module: str, source: str, version: str = "1.0") -> None:
+        (root / f"{module}.py").write_text(textwrap.dedent(source))
+        info = root / f"{dist.replace('-', '_')}-{version}.dist-info"  # dist-info stems use _ for -
+        info.mkdir()
+        (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {dist}\nVersion: {version}\n")
+        (info / "entry_points.txt").write_text(f"[lsgtool]\n{dist} = {module}\n")
+
+    return install
+
+
+@pytest.fixture
+def runner():
+    from typer.testing import CliRunner
+
+    return CliRunner()

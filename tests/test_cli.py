@@ -1,0 +1,97 @@
+import subprocess
+import sys
+
+import pytest
+import typer
+
+from lsgtool.cli import create_app
+from lsgtool.core.errors import UsageError
+from lsgtool.plugins import hookimpl
+from lsgtool.plugins.manager import make_plugin_manager
+
+
+class _Failing:
+    """Commands that fail the ways real commands can."""
+
+    @hookimpl
+    def register_commands(self, register):
+        def pick(ctx: typer.Context, block: int = 128, sparse: str = "norm"):
+            """Echo a validated block size and selector."""
+            from lsgtool.plugins.manager import get_registry
+
+            if block < 1:
+                raise UsageError(f"--block must be positive, got {block}.", "pass e.g. --block 128.")
+            get_registry("sparse_selectors").require(sparse)
+            print(f"block={block} sparse={sparse}")
+
+        def crash():
+            """Fail at run time."""
+            raise RuntimeError("disk on fire")
+
+        register("pick", pick)
+        register("crash", crash)
+
+
+@pytest.fixture
+def app():
+    pm = make_plugin_manager(load_installed=False)
+    pm.register(_Failing(), name="test-commands")
+    return create_app(pm)
+
+
+def test_version(app, runner):
+    from lsgtool import __version__
+
+    result = runner.invoke(app, ["--version"])
+    assert result.exit_code == 0 and result.stdout.strip() == f"lsgtool {__version__}"
+
+
+def test_help_for_every_command(app, runner):
+    result = runner.invoke(app, ["--help"])
+    assert result.exit_code == 0
+    names = [name for name in ("plugins", "pick", "crash")]
+    for name in names:
+        assert name in result.stdout
+        sub = runner.invoke(app, [name, "--help"])
+        assert sub.exit_code == 0 and "Usage" in sub.stdout
+
+
+def test_user_mistake_is_one_error_line_and_exit_2(app, runner):
+    result = runner.invoke(app, ["pick", "--sparse", "topk"])
+    assert result.exit_code == 2
+    assert result.stdout == ""
+    lines = result.stderr.strip().splitlines()
+    assert lines[0] == "Error: unknown sparse selector 'topk'."
+    assert lines[1].startswith("Hint: available: block_stride, bos_pooling, lsh, none, norm, pooling, stride")
+    assert "Traceback" not in result.stderr
+
+
+def test_click_usage_error_exits_2(app, runner):
+    result = runner.invoke(app, ["pick", "--block", "many"])
+    assert result.exit_code == 2 and "Invalid value" in result.stderr
+
+
+def test_runtime_failure_exits_1_and_debug_shows_traceback(app, runner):
+    result = runner.invoke(app, ["crash"])
+    assert result.exit_code == 1
+    assert result.stderr.startswith("Error: RuntimeError: disk on fire")
+    assert "--debug" in result.stderr
+    debug = runner.invoke(app, ["--debug", "crash"])
+    assert isinstance(debug.exception, RuntimeError)
+    env = runner.invoke(app, ["crash"], env={"LSGTOOL_DEBUG": "1"})
+    assert isinstance(env.exception, RuntimeError)
+
+
+def test_plugin_selector_is_accepted_where_selectors_are(app, runner):
+    assert runner.invoke(app, ["pick", "--sparse", "lsh"]).stdout == "block=128 sparse=lsh\n"
+
+
+def test_python_dash_m_and_console_script():
+    result = subprocess.run(
+        [sys.executable, "-m", "lsgtool", "--version"], capture_output=True, text=True, check=False
+    )
+    assert result.returncode == 0 and result.stdout.startswith("lsgtool ")
+
+
+def test_completion_is_offered(app, runner):
+    assert "--install-completion" in runner.invoke(app, ["--help"]).stdout

@@ -1,0 +1,81 @@
+import pytest
+
+from lsgtool.cli import create_app
+from lsgtool.plugins import hookimpl
+from lsgtool.plugins.manager import make_plugin_manager
+
+
+class _Echo:
+    @hookimpl
+    def register_commands(self, register):
+        def echo(block: int = 128, sparse: str = "norm", overwrite: bool = False):
+            """Print the options as received."""
+            print(f"{block} {sparse} {overwrite}")
+
+        register("echo", echo)
+
+
+@pytest.fixture
+def app():
+    pm = make_plugin_manager(load_installed=False)
+    pm.register(_Echo(), name="echo-plugin")
+    return create_app(pm)
+
+
+@pytest.fixture
+def user_file(monkeypatch, tmp_path):
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))
+    path = tmp_path / "xdg" / "lsgtool" / "config.toml"
+    path.parent.mkdir(parents=True)
+    return path
+
+
+def test_precedence_flag_over_project_over_user(app, runner, user_file, tmp_path, monkeypatch):
+    project = tmp_path / "project"
+    project.mkdir()
+    monkeypatch.chdir(project)
+    assert runner.invoke(app, ["echo"]).stdout == "128 norm False\n"
+    user_file.write_text('[echo]\nblock = 32\nsparse = "lsh"\n')
+    assert runner.invoke(app, ["echo"]).stdout == "32 lsh False\n"
+    (project / "lsgtool.toml").write_text("[echo]\nblock = 64\noverwrite = true\n")
+    assert runner.invoke(app, ["echo"]).stdout == "64 lsh True\n"
+    assert runner.invoke(app, ["echo", "--block", "16", "--no-overwrite"]).stdout == "16 lsh False\n"
+
+
+def test_explicit_config_replaces_found_files(app, runner, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "lsgtool.toml").write_text("[echo]\nblock = 64\n")
+    other = tmp_path / "other.toml"
+    other.write_text("[echo]\nblock = 8\n")
+    assert runner.invoke(app, ["--config", str(other), "echo"]).stdout == "8 norm False\n"
+    assert runner.invoke(app, ["echo"], env={"LSGTOOL_CONFIG": str(other)}).stdout == "8 norm False\n"
+
+
+def test_malformed_file_names_path_and_line(app, runner, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "lsgtool.toml").write_text("[echo]\nblock = 64\nsparse = \n")
+    result = runner.invoke(app, ["echo"])
+    assert result.exit_code == 2
+    assert str(tmp_path / "lsgtool.toml") in result.stderr
+    assert "line 3" in result.stderr
+    assert result.stdout == ""
+
+
+@pytest.mark.parametrize(
+    "content, message",
+    [
+        ("[ehco]\nblock = 1\n", "unknown command table [ehco]"),
+        ("[echo]\nblok = 1\n", "[echo] has unknown option 'blok'"),
+        ("block = 1\n", "top-level key 'block' must be a table"),
+    ],
+)
+def test_wrong_keys_are_named(app, runner, tmp_path, monkeypatch, content, message):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "lsgtool.toml").write_text(content)
+    result = runner.invoke(app, ["echo"])
+    assert result.exit_code == 2 and message in result.stderr
+
+
+def test_missing_explicit_config(app, runner, tmp_path):
+    result = runner.invoke(app, ["--config", str(tmp_path / "nope.toml"), "echo"])
+    assert result.exit_code == 2 and "does not exist" in result.stderr
