@@ -42,7 +42,8 @@ def _render(console: Console, data: dict[str, Any]) -> None:
         registers = "\n".join(
             f"{FAMILIES[family].noun}s: {', '.join(names)}" for family, names in plugin["registers"].items()
         )
-        table.add_row(plugin["name"], plugin["distribution"], plugin["version"], plugin["origin"], registers or "-")
+        origin = "installed" if plugin["origin"].startswith("entry point") else plugin["origin"]
+        table.add_row(plugin["name"], plugin["distribution"], plugin["version"], origin, registers or "-")
     console.print(table)
     for failure in data["failures"]:
         console.print(f"failed to load: {failure['name']} ({failure['distribution']}): {failure['reason']}", markup=False)

@@ -5,9 +5,9 @@ n non-global length padded to a multiple of S, r = n / f reduced (sparse) tokens
 
 Each query block i attends to: the G global tokens, ``sparse_block_size`` reduced tokens on each side just
 outside its local window, and the local blocks i-1, i, i+1 (causal: globals, left sparse, blocks i-1 and i
-with a triangular mask). Keys of every block are gathered through one cached index map from
-[tokens | reduced tokens | global tokens | a zero slot], so no n×n tensor is ever built; blocks are
-processed in chunks so peak memory stays flat in the sequence length.
+with a triangular mask). Keys of every block are overlapping window views of the (padded) tokens and reduced tokens, copied
+once per chunk of blocks into a reused buffer (no n×n tensor is ever built), so peak memory stays flat in
+the sequence length.
 """
 
 from __future__ import annotations
@@ -46,21 +46,27 @@ def _global_attention(q, k, v, keep, G, is_causal, dropout_p, scale) -> Tensor:
     return F.scaled_dot_product_attention(q, k, v, _additive(keep[:, None, None, :], q.dtype), dropout_p, scale=scale)
 
 
-@lru_cache(maxsize=64)
-def block_index_map(n: int, S: int, r: int, sparse_block: int, f: int, G: int, is_causal: bool) -> Tensor:
-    """Positions in [tokens (n) | reduced (r) | globals (G) | zero slot] of every block's keys: (n/S, K)."""
-    zero = n + r + G
-    blocks = torch.arange(n // S)[:, None]
-    parts = [(n + r + torch.arange(G)).expand(n // S, G)]
-    if r:
-        step = S // f
-        sides = [(blocks - 1) * step - sparse_block] + ([] if is_causal else [(blocks + 2) * step])
-        for start in sides:
-            j = start + torch.arange(sparse_block)
-            parts.append(torch.where((j >= 0) & (j < r), n + j, zero))
-    p = (blocks - 1) * S + torch.arange((2 if is_causal else 3) * S)
-    parts.append(torch.where((p >= 0) & (p < n), p, zero))
-    return torch.cat(parts, dim=1)
+def _windows(t: Tensor, width: int, step: int, left: int, right: int, count: int) -> Tensor:
+    """Overlapping windows along dim 2, as a view of the padded input: (B H N [D]) -> (B H count width [D])."""
+    t = F.pad(t, [0, 0] * (t.dim() - 3) + [left, right])
+    return t.unfold(2, width, step)[:, :, :count].movedim(-1, 3)
+
+
+def _key_windows(k: Tensor, reduced: Tensor | None, S: int, sparse_block: int, f: int, is_causal: bool) -> list[Tensor]:
+    """Per query block: left reduced, right reduced (bidirectional) and local keys, as window views.
+
+    Block i takes reduced tokens [(i-1)s - sb, (i-1)s) and [(i+2)s, (i+2)s + sb) with s = S/f, then tokens
+    [(i-1)S, (i+2)S) (causal: [(i-1)S, (i+1)S)); out-of-range positions come from zero (or False) padding.
+    """
+    nb = k.shape[2] // S
+    parts = []
+    if reduced is not None:
+        s, sb = S // f, sparse_block
+        parts.append(_windows(reduced, sb, s, sb + s, 0, nb))
+        if not is_causal:
+            parts.append(_windows(reduced[:, :, 2 * s :], sb, s, 0, sb + s, nb))
+    parts.append(_windows(k, (2 if is_causal else 3) * S, S, S, 0 if is_causal else S, nb))
+    return parts
 
 
 @lru_cache(maxsize=16)
@@ -82,43 +88,49 @@ def _select(q, k, v, keep, first_query, config: LSGConfig, scale) -> SparseToken
     return selector(SparseInputs(q, k, v, keep, first_query, config, scale, generator))
 
 
+def _cat(parts: list[Tensor], buffer: Tensor | None) -> Tensor:
+    """Concatenate along the key axis, into a reused buffer when gradients are not needed."""
+    if buffer is None:
+        return torch.cat(parts, dim=3)
+    shape = (*parts[-1].shape[:3], sum(p.shape[3] for p in parts), *parts[-1].shape[4:])
+    return torch.cat(parts, dim=3, out=buffer[: math.prod(shape)].view(shape))
+
+
 def _blocked_attention(q, k, v, keep, sparse, kg, vg, keep_g, config, is_causal, dropout_p, scale) -> Tensor:
     """Attention of the n non-global queries, block by block, in chunks of blocks."""
     B, H, n, D = q.shape
-    S, G = config.block_size, kg.shape[2]
-    pad = q.new_zeros(B, H, 1, D)
-    if sparse is None:
-        r, parts_k, parts_v, parts_m = 0, [k], [v], [keep[:, None]]
-    else:
-        r = sparse.key.shape[2]
-        parts_k, parts_v = [k, sparse.key], [v, sparse.value]
-        sparse_mask = sparse.mask.expand(B, -1, r) if sparse.mask.dim() == 3 else sparse.mask[:, None].expand(B, 1, r)
-        heads = sparse_mask.shape[1]
-        parts_m = [keep[:, None].expand(B, heads, n), sparse_mask]
-    k_ext = torch.cat(parts_k + [kg, pad], dim=2)  # (B H n+r+G+1 D)
-    v_ext = torch.cat(parts_v + [vg, pad], dim=2)
-    heads = parts_m[0].shape[1]
-    keep_ext = torch.cat(parts_m + [keep_g[:, None].expand(B, heads, G), keep.new_zeros(B, heads, 1)], dim=2)
-    index = block_index_map(n, S, r, config.sparse_block_size, config.sparsity_factor, G, is_causal).to(q.device)
-    nb, K = index.shape
+    S, G, nb = config.block_size, kg.shape[2], n // config.block_size
+    args = (S, config.sparse_block_size, config.sparsity_factor, is_causal)
+    heads = 1 if sparse is None or sparse.mask.dim() < 3 else sparse.mask.shape[1]
+    keys = _key_windows(k, None if sparse is None else sparse.key, *args)
+    values = _key_windows(v, None if sparse is None else sparse.value, *args)
+    sparse_mask = None if sparse is None else sparse.mask.expand(B, heads, -1) if sparse.mask.dim() == 3 else sparse.mask[:, None]
+    masks = _key_windows(keep[:, None].expand(B, heads, n), sparse_mask, *args)
+    K = G + sum(part.shape[3] for part in keys)
     causal = _causal_block_pattern(S, K).to(q.device) if is_causal else None
-    per_block = B * H * K * D * q.element_size() * 2
+    # per block: gathered keys and values, plus (causal) a query-by-key mask as large as the scores
+    per_block = B * H * K * (2 * D + (S if is_causal else 0)) * q.element_size()
     chunk = max(1, min(nb, CHUNK_BYTES // per_block))
+    reuse = not (torch.is_grad_enabled() and any(t.requires_grad for t in (q, k, v, kg, vg)))
+    k_buf, v_buf = (q.new_empty(B * H * chunk * K * D) for _ in range(2)) if reuse else (None, None)
+    out = q.new_empty(B, H, n, D) if reuse else None
     outputs = []
     for start in range(0, nb, chunk):
-        idx = index[start : start + chunk]
-        c = idx.shape[0]
-        flat = idx.reshape(-1)
-        kc = k_ext.index_select(2, flat).view(B, H * c, K, D)
-        vc = v_ext.index_select(2, flat).view(B, H * c, K, D)
-        allowed = keep_ext.index_select(2, flat).view(B, heads, c, 1, K)
-        if causal is not None:
-            allowed = allowed & causal
+        c = min(chunk, nb - start)
+        blocks = slice(start, start + c)
+        kc = _cat([kg[:, :, None].expand(B, H, c, G, D)] + [w[:, :, blocks] for w in keys], k_buf)
+        vc = _cat([vg[:, :, None].expand(B, H, c, G, D)] + [w[:, :, blocks] for w in values], v_buf)
+        allowed = torch.cat([keep_g[:, None, None].expand(B, heads, c, G)] + [w[:, :, blocks] for w in masks], dim=3)
+        allowed = allowed.unsqueeze(3) if causal is None else allowed.unsqueeze(3) & causal  # (B h c 1|S K)
         mask = _additive(allowed, q.dtype).expand(B, H, c, -1, K).reshape(B, H * c, -1, K)
         qc = q[:, :, start * S : (start + c) * S].reshape(B, H * c, S, D)
-        out = F.scaled_dot_product_attention(qc, kc, vc, mask, dropout_p, scale=scale)
-        outputs.append(out.view(B, H, c * S, D))
-    return torch.cat(outputs, dim=2)
+        o = F.scaled_dot_product_attention(qc.contiguous(), kc.view(B, H * c, K, D), vc.view(B, H * c, K, D), mask,
+                                           dropout_p, scale=scale).view(B, H, c * S, D)
+        if out is not None:
+            out[:, :, start * S : (start + c) * S] = o
+        else:
+            outputs.append(o)
+    return out if out is not None else torch.cat(outputs, dim=2)
 
 
 def lsg_attention(

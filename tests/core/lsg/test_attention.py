@@ -9,9 +9,17 @@ import torch.nn.functional as F
 from lsgtool import LSGConfig, LSGSelfAttention, lsg_attention
 from lsgtool.core.lsg.reference import dense_lsg_attention, reference_selector
 from lsgtool.core.lsg.selectors import SparseInputs
-from lsgtool.plugins.manager import get_registry
+from lsgtool.core.lsg.selectors import BUILTIN_SELECTORS
+from lsgtool.plugins.manager import make_plugin_manager, set_default_plugin_manager
 
-SELECTORS = sorted(get_registry("sparse_selectors"))
+# Every registered selector, installed plugins included: each must match the dense reference.
+PM = make_plugin_manager()
+SELECTORS = sorted(PM.registry("sparse_selectors"))
+
+
+@pytest.fixture(autouse=True)
+def _with_installed_selectors():
+    set_default_plugin_manager(PM)
 
 
 def _inputs(B, H, L, D, dtype=torch.float64, seed=0):
@@ -38,7 +46,10 @@ def _reference(q, k, v, mask, config, is_causal, selector):
     keep = F.pad(keep[:, G:], (0, pad), value=False)
     gen = None if config.lsh_seed is None else torch.Generator().manual_seed(config.lsh_seed)
     x = SparseInputs(qp, kp, vp, keep, q[:, :, :1], config, q.shape[-1] ** -0.5, gen)
-    sparse = selector(x) if callable(selector) else reference_selector(selector, x)
+    if selector in BUILTIN_SELECTORS:
+        sparse = reference_selector(selector, x)
+    else:  # a plugin's selector: its own reduced tokens, the reference's windows and softmax
+        sparse = PM.registry("sparse_selectors")[selector](x)
     return dense_lsg_attention(q, k, v, mask, config=config, is_causal=is_causal, sparse=sparse)
 
 

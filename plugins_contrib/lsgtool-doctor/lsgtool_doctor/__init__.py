@@ -1,0 +1,80 @@
+"""``lsgtool doctor``: what a bug report needs — versions, device, threads, memory, loaded plugins."""
+
+from __future__ import annotations
+
+import os
+import platform
+from importlib import metadata
+from typing import Any
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from lsgtool.commands import state
+from lsgtool.commands._common import JsonOption, emit
+from lsgtool.plugins import hookimpl
+
+
+def _version(dist: str) -> str:
+    try:
+        return metadata.version(dist)
+    except metadata.PackageNotFoundError:
+        return "not installed"
+
+
+def available_memory_bytes() -> int | None:
+    """MemAvailable from /proc/meminfo (Linux), else total physical memory, else None."""
+    try:
+        with open("/proc/meminfo", encoding="ascii") as handle:
+            for line in handle:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError, AttributeError):
+        return None
+
+
+def collect(pm) -> dict[str, Any]:
+    import torch
+
+    cuda = torch.cuda.is_available()
+    return {
+        "python": platform.python_version(),
+        "platform": platform.platform(),
+        "versions": {d: _version(d) for d in ("lsgtool", "torch", "transformers", "datasets", "typer", "pluggy")},
+        "device": torch.cuda.get_device_name(0) if cuda else "cpu",
+        "cuda": torch.version.cuda if cuda else None,
+        "bf16_supported": bool(cuda and torch.cuda.is_bf16_supported()),
+        "threads": torch.get_num_threads(),
+        "cpu_count": os.cpu_count(),
+        "available_memory_gib": round(m / 2**30, 2) if (m := available_memory_bytes()) else None,
+        "plugins": sorted(name for name, _ in pm.list_name_plugin()),
+        "plugin_failures": [f"{f.name}: {f.reason}" for f in pm.failures],
+    }
+
+
+def doctor(ctx: typer.Context, as_json: JsonOption = False) -> None:
+    """Report versions, device, threads, available memory and loaded plugins (paste it into bug reports)."""
+    emit(collect(state(ctx).pm), as_json, _render)
+
+
+def _render(console: Console, data: dict[str, Any]) -> None:
+    table = Table(title="lsgtool doctor", show_header=False)
+    table.add_column("what")
+    table.add_column("value")
+    for key, value in data.items():
+        if isinstance(value, dict):
+            value = ", ".join(f"{k} {v}" for k, v in value.items())
+        elif isinstance(value, list):
+            value = ", ".join(value) or "-"
+        table.add_row(key.replace("_", " "), str(value))
+    console.print(table)
+
+
+@hookimpl
+def register_commands(register):
+    register("doctor", doctor)

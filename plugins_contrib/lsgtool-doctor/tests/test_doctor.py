@@ -1,0 +1,46 @@
+import json
+from importlib import metadata
+
+import pytest
+import torch
+from typer.testing import CliRunner
+
+import lsgtool_doctor
+from lsgtool.cli import create_app
+from lsgtool.plugins.manager import make_plugin_manager
+
+
+def _app(monkeypatch, through_entry_point: bool):
+    if through_entry_point:
+        monkeypatch.setenv("LSGTOOL_LOAD_PLUGINS", "doctor")
+        return create_app(make_plugin_manager())
+    pm = make_plugin_manager(load_installed=False)
+    pm.register(lsgtool_doctor, name="doctor")
+    return create_app(pm)
+
+
+def _installed() -> bool:
+    return any(ep.name == "doctor" for ep in metadata.entry_points(group="lsgtool"))
+
+
+@pytest.mark.parametrize("through_entry_point", [False, True])
+def test_doctor_reports_json(monkeypatch, through_entry_point):
+    if through_entry_point and not _installed():
+        pytest.skip("lsgtool-doctor is not pip-installed here (CI installs it)")
+    result = CliRunner().invoke(_app(monkeypatch, through_entry_point), ["doctor", "--json"])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert data["versions"]["torch"] == metadata.version("torch")
+    assert data["threads"] == torch.get_num_threads()
+    assert data["device"] == ("cpu" if not torch.cuda.is_available() else torch.cuda.get_device_name(0))
+    assert "doctor" in data["plugins"] and "lsgtool.plugins.builtins" in data["plugins"]
+    assert data["available_memory_gib"] > 0
+
+
+def test_doctor_table_and_plugins_listing(monkeypatch):
+    app = _app(monkeypatch, through_entry_point=False)
+    runner = CliRunner()
+    table = runner.invoke(app, ["doctor"])
+    assert table.exit_code == 0 and "available memory" in table.stdout
+    listing = json.loads(runner.invoke(app, ["plugins", "--json"]).stdout)
+    assert any(p["name"] == "doctor" and p["registers"] == {"commands": ["doctor"]} for p in listing["plugins"])
