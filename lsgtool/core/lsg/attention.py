@@ -52,20 +52,22 @@ def _windows(t: Tensor, width: int, step: int, left: int, right: int, count: int
     return t.unfold(2, width, step)[:, :, :count].movedim(-1, 3)
 
 
-def _key_windows(k: Tensor, reduced: Tensor | None, S: int, sparse_block: int, f: int, is_causal: bool) -> list[Tensor]:
+def _key_windows(framed: Tensor, reduced: Tensor | None, S: int, sparse_block: int, f: int, is_causal: bool) -> list[Tensor]:
     """Per query block: left reduced, right reduced (bidirectional) and local keys, as window views.
 
+    ``framed`` holds the n tokens with S zero (or False) positions on each side, so local windows are
+    plain views of it.
     Block i takes reduced tokens [(i-1)s - sb, (i-1)s) and [(i+2)s, (i+2)s + sb) with s = S/f, then tokens
     [(i-1)S, (i+2)S) (causal: [(i-1)S, (i+1)S)); out-of-range positions come from zero (or False) padding.
     """
-    nb = k.shape[2] // S
+    nb = framed.shape[2] // S - 2
     parts = []
     if reduced is not None:
         s, sb = S // f, sparse_block
         parts.append(_windows(reduced, sb, s, sb + s, 0, nb))
         if not is_causal:
             parts.append(_windows(reduced[:, :, 2 * s :], sb, s, 0, sb + s, nb))
-    parts.append(_windows(k, (2 if is_causal else 3) * S, S, S, 0 if is_causal else S, nb))
+    parts.append(framed.unfold(2, (2 if is_causal else 3) * S, S)[:, :, :nb].movedim(-1, 3))
     return parts
 
 
@@ -97,7 +99,10 @@ def _cat(parts: list[Tensor], buffer: Tensor | None) -> Tensor:
 
 
 def _blocked_attention(q, k, v, keep, sparse, kg, vg, keep_g, config, is_causal, dropout_p, scale) -> Tensor:
-    """Attention of the n non-global queries, block by block, in chunks of blocks."""
+    """Attention of the n non-global queries, block by block, in chunks of blocks.
+
+    ``k``, ``v`` (B H n+2S D) and ``keep`` (B n+2S) are framed: S padding positions on each side.
+    """
     B, H, n, D = q.shape
     S, G, nb = config.block_size, kg.shape[2], n // config.block_size
     args = (S, config.sparse_block_size, config.sparsity_factor, is_causal)
@@ -105,7 +110,7 @@ def _blocked_attention(q, k, v, keep, sparse, kg, vg, keep_g, config, is_causal,
     keys = _key_windows(k, None if sparse is None else sparse.key, *args)
     values = _key_windows(v, None if sparse is None else sparse.value, *args)
     sparse_mask = None if sparse is None else sparse.mask.expand(B, heads, -1) if sparse.mask.dim() == 3 else sparse.mask[:, None]
-    masks = _key_windows(keep[:, None].expand(B, heads, n), sparse_mask, *args)
+    masks = _key_windows(keep[:, None].expand(B, heads, -1), sparse_mask, *args)
     K = G + sum(part.shape[3] for part in keys)
     causal = _causal_block_pattern(S, K).to(q.device) if is_causal else None
     # per block: gathered keys and values, plus (causal) a query-by-key mask as large as the scores
@@ -125,7 +130,7 @@ def _blocked_attention(q, k, v, keep, sparse, kg, vg, keep_g, config, is_causal,
         mask = _additive(allowed, q.dtype).expand(B, H, c, -1, K).reshape(B, H * c, -1, K)
         qc = q[:, :, start * S : (start + c) * S].reshape(B, H * c, S, D)
         o = F.scaled_dot_product_attention(qc.contiguous(), kc.view(B, H * c, K, D), vc.view(B, H * c, K, D), mask,
-                                           dropout_p, scale=scale).view(B, H, c * S, D)
+                                           dropout_p, scale=scale).reshape(B, H, c * S, D)
         if out is not None:
             out[:, :, start * S : (start + c) * S] = o
         else:
@@ -160,11 +165,14 @@ def lsg_attention(
     if n <= 2 * S:
         return _full_attention(query, key, value, keep, is_causal, dropout_p, scale)
     pad = -n % S
-    q, k, v = (F.pad(t[:, :, G:], (0, 0, 0, pad)) for t in (query, key, value))
-    keep_local = F.pad(keep[:, G:], (0, pad), value=False)
-    sparse = _select(q, k, v, keep_local, query[:, :, :1], config, scale)
+    q = F.pad(query[:, :, G:], (0, 0, 0, pad)) if pad else query[:, :, G:]
+    # keys, values and mask framed by S padding positions on each side: local windows become views
+    k, v = (F.pad(t[:, :, G:], (0, 0, S, S + pad)) for t in (key, value))
+    keep_framed = F.pad(keep[:, G:], (S, S + pad), value=False)
+    inner = slice(S, S + n + pad)
+    sparse = _select(q, k[:, :, inner], v[:, :, inner], keep_framed[:, inner], query[:, :, :1], config, scale)
     local = _blocked_attention(
-        q, k, v, keep_local, sparse, key[:, :, :G], value[:, :, :G], keep[:, :G], config, is_causal, dropout_p, scale
+        q, k, v, keep_framed, sparse, key[:, :, :G], value[:, :, :G], keep[:, :G], config, is_causal, dropout_p, scale
     )
     if G == 0:
         return local[:, :, :n]

@@ -55,7 +55,8 @@ def _reference(q, k, v, mask, config, is_causal, selector):
 
 def _assert_close_on_real(out, ref, mask, tol=1e-6):
     real = mask[:, None, :, None].expand_as(out)
-    assert (out.double() - ref).abs()[real].max().item() <= tol
+    error = (out.double() - ref).abs()[real].max().item()
+    assert error <= tol, f"max abs error {error:.3g} > {tol:.3g}"
 
 
 @pytest.mark.parametrize("is_causal", [False, True], ids=["bidirectional", "causal"])
@@ -169,11 +170,15 @@ def test_bfloat16_every_selector_runs_and_trains(name):
 @pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
 def test_cuda_matches_cpu(name, dtype):
     config = LSGConfig(block_size=16, sparse_block_size=16, sparsity_factor=4, sparsity_type=name)
-    q, k, v = _inputs(2, 4, 1 + 16 * 6 + 9, 16, dtype=torch.float32)
+    q, k, v = _inputs(2, 4, 1 + 16 * 6 + 9, 16, dtype=dtype)
     mask = _padded_mask(2, q.shape[2], 11)
-    expected = lsg_attention(q, k, v, mask, config=config)
-    out = lsg_attention(*(t.cuda().to(dtype) for t in (q, k, v)), mask.cuda(), config=config)
-    _assert_close_on_real(out.float().cpu(), expected.double(), mask, tol=1e-4 if dtype == torch.float32 else 5e-2)
+    # the CPU result in float64 from the same (rounded) inputs; selection is discrete, so a low-precision
+    # norm or hash can legitimately pick other tokens: those selectors are compared in float32 only
+    expected = lsg_attention(*(t.double() for t in (q, k, v)), mask, config=config)
+    out = lsg_attention(*(t.cuda() for t in (q, k, v)), mask.cuda(), config=config)
+    assert out.dtype == dtype and torch.isfinite(out).all()
+    if dtype == torch.float32 or name not in ("norm", "lsh"):
+        _assert_close_on_real(out.double().cpu(), expected, mask, tol=1e-3 if dtype == torch.float32 else 5e-2)
 
 
 class _LargestAllocation(torch.utils._python_dispatch.TorchDispatchMode):
