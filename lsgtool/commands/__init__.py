@@ -8,6 +8,8 @@ __all__ = ["AppState", "state"]
 
 @hookimpl
 def register_commands(register):
+    from lsgtool.commands.convert import convert_command
     from lsgtool.commands.plugins import plugins_command
 
+    register("convert", convert_command)
     register("plugins", plugins_command)

@@ -9,3 +9,11 @@ def register_sparse_selectors(register):
 
     for name, selector in BUILTIN_SELECTORS.items():
         register(name, selector)
+
+
+@hookimpl
+def register_architectures(register):
+    from lsgtool.core.convert.adapters import OFFICIAL
+
+    for model_type, adapter in OFFICIAL.items():
+        register(model_type.replace("-", "_"), adapter)

@@ -1,0 +1,89 @@
+"""``lsgtool convert MODEL``: any Hugging Face encoder or encoder-decoder checkpoint to its LSG variant."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any, Optional
+
+import typer
+from rich.console import Console
+from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from lsgtool.commands._common import JsonOption, emit, state, stderr
+from lsgtool.core.errors import LsgtoolError
+
+
+def convert_command(
+    ctx: typer.Context,
+    model: Annotated[str, typer.Argument(help="Local folder or Hugging Face Hub id of the model to convert.")],
+    out: Annotated[Optional[Path], typer.Option(help="Output folder (default: ./<model>-lsg-<max-length>).")] = None,
+    max_length: Annotated[int, typer.Option(help="New maximum sequence length.")] = 4096,
+    block: Annotated[int, typer.Option(help="Local block size S.")] = 128,
+    sparse_block: Annotated[Optional[int], typer.Option(help="Sparse tokens per side (default: --block).")] = None,
+    sparse: Annotated[str, typer.Option(help="Sparse selector (see `lsgtool plugins`).")] = "norm",
+    factor: Annotated[int, typer.Option(help="Sparsity factor f.")] = 2,
+    global_tokens: Annotated[int, typer.Option("--global", help="Number of global tokens.")] = 1,
+    mask_first_token: Annotated[bool, typer.Option(help="Hide the first token ([CLS]) as a key.")] = False,
+    architecture: Annotated[Optional[str], typer.Option(help="transformers class to load, e.g. BertForSequenceClassification.")] = None,
+    seed: Annotated[int, typer.Option(help="Seed of random selectors (lsh), recorded in the config.")] = 0,
+    overwrite: Annotated[bool, typer.Option(help="Replace an existing output folder.")] = False,
+    trust_remote_code: Annotated[bool, typer.Option(help="Allow the source model's own Hub code to run.")] = False,
+    as_json: JsonOption = False,
+) -> None:
+    """Convert MODEL to LSG attention for long inputs, save it, reload it and verify it."""
+    from lsgtool.core.convert.api import convert, load_source, save
+    from lsgtool.core.convert.verify import pattern, verify
+    from lsgtool.core.errors import UsageError
+    from lsgtool.core.lsg.config import LSGConfig
+
+    pm = state(ctx).pm
+    LSGConfig(block_size=block, sparse_block_size=sparse_block if sparse_block is not None else block,
+              sparsity_factor=factor, sparsity_type=sparse, num_global_tokens=global_tokens)  # validate before loading
+    out = out or Path(f"{Path(model.rstrip('/')).name}-lsg-{max_length}")
+    if out.exists() and not overwrite:
+        raise UsageError(f"output folder '{out}' already exists.", "pass --overwrite to replace it, or choose another --out.")
+    with Progress(SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(), console=stderr(),
+                  transient=True, disable=as_json) as progress:
+        step = progress.add_task(f"loading and converting {model}")
+        lsg_model, tokenizer = convert(model, max_length=max_length, block_size=block, sparse_block_size=sparse_block,
+                                       sparsity_type=sparse, sparsity_factor=factor, num_global_tokens=global_tokens,
+                                       mask_first_token=mask_first_token, architecture=architecture, seed=seed,
+                                       trust_remote_code=trust_remote_code, pm=pm)
+        progress.update(step, description=f"saving to {out}")
+        save(lsg_model, tokenizer, out, overwrite=overwrite)
+        progress.update(step, description="verifying: reload, compare with the source, run at max length")
+        source, _ = load_source(model, architecture, trust_remote_code)
+        checks = verify(out, lsg_model, source, max_length, pm=pm)
+    added = sum(p.numel() for p in lsg_model.parameters()) - sum(p.numel() for p in source.parameters())
+    summary: dict[str, Any] = {
+        "source": model, "output": str(out), "architecture": "LSG" + type(lsg_model).__name__,
+        "model_type": lsg_model.config.model_type, "max_length": max_length, "parameters_added": added,
+        "lsg": lsg_model.base_model.lsg_config.to_dict(), **pattern(lsg_model.base_model.lsg_config), "checks": checks,
+    }
+    emit(summary, as_json, _render)
+    if not checks["passed"]:
+        raise LsgtoolError("the converted model failed verification (see the checks above).",
+                           "run again with --debug and report the model type at the issue tracker.")
+
+
+def _render(console: Console, data: dict[str, Any]) -> None:
+    table = Table(title="lsgtool convert", show_header=False)
+    table.add_column("what")
+    table.add_column("value")
+    lsg = data["lsg"]
+    rows = [
+        ("architecture", data["architecture"]), ("new max length", str(data["max_length"])),
+        ("parameters added", f"{data['parameters_added']:,}"),
+        ("attention", f"block {lsg['block_size']}, {lsg['sparsity_type'] or 'no'} sparse x{lsg['sparsity_factor']}, "
+                      f"{lsg['num_global_tokens']} global"),
+        ("keys per query / reach", f"{data['keys_per_query']} / {data['reach']} tokens"),
+        ("reloaded = converted", f"max |diff| {data['checks']['reload_max_abs_diff']:.2e}"),
+        ("= source at short length", f"max |diff| {data['checks']['source_max_abs_diff']:.2e}"),
+        (f"runs at {data['max_length']}", f"{data['checks']['max_length_finite']} ({data['checks']['max_length_seconds']} s)"),
+        ("verification", "passed" if data["checks"]["passed"] else "FAILED"),
+        ("output folder", data["output"]),
+    ]
+    for row in rows:
+        table.add_row(*row)
+    console.print(table)

@@ -1,0 +1,58 @@
+"""Checks run on every conversion before it is reported done, and the numbers of the summary."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any
+
+import torch
+
+from lsgtool.core.convert.engine import set_lsg_config, with_lsg
+
+
+def _first_output(model, ids: torch.Tensor) -> torch.Tensor:
+    kwargs: dict[str, Any] = {"input_ids": ids, "attention_mask": torch.ones_like(ids)}
+    if getattr(model.config, "is_encoder_decoder", False):
+        kwargs["decoder_input_ids"] = ids[:, :4]
+    out = model(**kwargs)
+    return out.logits if getattr(out, "logits", None) is not None else out.last_hidden_state
+
+
+def _sample_ids(model, length: int, seed: int = 0) -> torch.Tensor:
+    vocab = model.get_input_embeddings().num_embeddings
+    generator = torch.Generator().manual_seed(seed)
+    return torch.randint(min(5, vocab - 1), vocab, (1, length), generator=generator)
+
+
+@torch.no_grad()
+def verify(saved: Path, converted, source, max_length: int, pm=None) -> dict[str, Any]:
+    """Reload ``saved`` from disk and check it three ways; returns the results (never raises on a mismatch)."""
+    from lsgtool.core.convert.api import load
+
+    reloaded = load(saved, pm=pm)
+    config = with_lsg(reloaded)
+    short = _sample_ids(reloaded, min(32, 2 * config.block_size))
+    results: dict[str, Any] = {}
+    results["reload_max_abs_diff"] = (_first_output(reloaded, short) - _first_output(converted.eval(), short)).abs().max().item()
+    set_lsg_config(reloaded, with_lsg(reloaded, num_global_tokens=0, mask_first_token=False))
+    try:
+        diff = (_first_output(reloaded, short) - _first_output(source.eval(), short)).abs().max().item()
+    finally:
+        set_lsg_config(reloaded, config)
+    results["source_max_abs_diff"] = diff
+    start = time.perf_counter()
+    long_out = _first_output(reloaded, _sample_ids(reloaded, max_length, seed=1))
+    results["max_length_seconds"] = round(time.perf_counter() - start, 3)
+    results["max_length_finite"] = bool(torch.isfinite(long_out).all())
+    results["passed"] = (
+        results["reload_max_abs_diff"] <= 1e-4 and results["source_max_abs_diff"] <= 1e-4 and results["max_length_finite"]
+    )
+    return results
+
+
+def pattern(config) -> dict[str, int]:
+    """Keys each query sees and the farthest key a query can reach (LSG paper §3.2)."""
+    S, sb, f, G = config.block_size, config.sparse_block_size, config.sparsity_factor, config.num_global_tokens
+    sparse = sb if config.has_sparse else 0
+    return {"keys_per_query": G + 2 * sparse + 3 * S, "reach": 3 * S + 2 * sparse * f}

@@ -1,0 +1,166 @@
+"""Generic conversion: every architecture equals its source when LSG reduces to full attention, runs at 8x."""
+
+import json
+import subprocess
+import sys
+
+import pytest
+import torch
+
+from lsgtool.core.convert import convert, load, save
+from lsgtool.core.errors import UsageError
+
+
+def _inputs(model, length, pad=0, seed=0):
+    g = torch.Generator().manual_seed(seed)
+    ids = torch.randint(5, 99, (2, length), generator=g)
+    mask = torch.ones_like(ids)
+    if pad:
+        mask[1, -pad:] = 0
+    kwargs = {"input_ids": ids, "attention_mask": mask}
+    if model.config.is_encoder_decoder:
+        kwargs["decoder_input_ids"] = ids[:, :5]
+    return kwargs
+
+
+def _output(model, kwargs):
+    out = model(**kwargs)
+    for name in ("logits", "start_logits", "last_hidden_state"):
+        if getattr(out, name, None) is not None:
+            return getattr(out, name)
+
+
+@torch.no_grad()
+def test_reduced_to_full_attention_equals_source(tiny_model):
+    kwargs = _inputs(tiny_model, 13, pad=4)
+    expected = _output(tiny_model, kwargs)
+    converted, _ = convert(tiny_model, max_length=512, block_size=32, sparsity_type="none", num_global_tokens=0)
+    got = _output(converted, kwargs)
+    if got.dim() == 3 and not converted.config.is_encoder_decoder:  # per-token outputs: real tokens only
+        got, expected = got[kwargs["attention_mask"].bool()], expected[kwargs["attention_mask"].bool()]
+    assert (got - expected).abs().max() <= 1e-4
+
+
+@torch.no_grad()
+def test_runs_at_8x_length_with_padding_and_really_uses_lsg(tiny_model, monkeypatch):
+    import lsgtool.core.convert.hf_attention as hf_attention
+
+    calls = []
+    real_lsg = hf_attention.lsg_attention
+    monkeypatch.setattr(hf_attention, "lsg_attention", lambda *a, **k: calls.append(a[0].shape) or real_lsg(*a, **k))
+    encoder_layers = getattr(tiny_model.config, "num_hidden_layers", None) or tiny_model.config.encoder_layers
+    model, _ = convert(tiny_model, max_length=512, block_size=16, sparsity_factor=4, sparsity_type="norm", num_global_tokens=2)
+    decoder = model.base_model.get_decoder() if model.config.is_encoder_decoder else None
+    assert decoder is None or not any(hasattr(m, "lsg_config") for m in decoder.modules())
+    kwargs = _inputs(model, 512, pad=37)
+    out = _output(model, kwargs)
+    assert len(calls) == encoder_layers and all(shape[2] == 2 + 512 for shape in calls)  # globals prepended
+    assert torch.isfinite(out).all()
+    if out.dim() == 3:  # per-token outputs keep the input length (global tokens are stripped again)
+        assert out.shape[1] == (5 if model.config.is_encoder_decoder else 512)
+    if not model.config.is_encoder_decoder and out.dim() == 3:
+        # padding at the end leaves the real tokens' outputs as they are without it
+        alone = _output(model, {"input_ids": kwargs["input_ids"][1:, :475]})
+        assert (alone[0] - out[1, :475]).abs().max() <= 1e-4
+
+
+@torch.no_grad()
+def test_save_load_round_trip_and_config_keys(tmp_path):
+    import transformers as T
+
+    torch.manual_seed(0)
+    source = T.BertForSequenceClassification(T.BertConfig(hidden_size=32, num_hidden_layers=2, num_attention_heads=4,
+                                                           intermediate_size=37, vocab_size=99, max_position_embeddings=64))
+    model, _ = convert(source.eval(), max_length=256, block_size=16, sparsity_type="lsh", sparsity_factor=4,
+                       num_global_tokens=3, seed=7)
+    out = save(model, None, tmp_path / "lsg")
+    config = json.loads((out / "config.json").read_text())
+    assert config["architectures"] == ["LSGBertForSequenceClassification"] and config["model_type"] == "bert"
+    assert {k: config[k] for k in ("block_size", "sparse_block_size", "sparsity_factor", "sparsity_type",
+                                    "num_global_tokens", "lsh_seed", "max_position_embeddings")} == {
+        "block_size": 16, "sparse_block_size": 16, "sparsity_factor": 4, "sparsity_type": "lsh",
+        "num_global_tokens": 3, "lsh_seed": 7, "max_position_embeddings": 256}
+    reloaded = load(out)
+    kwargs = _inputs(model, 200, pad=11)
+    torch.testing.assert_close(_output(reloaded, kwargs), _output(model.eval(), kwargs), rtol=0, atol=0)
+    assert not (out.parent / ".lsg").exists() and sorted(p.name for p in tmp_path.iterdir()) == ["lsg"]
+
+
+def test_loads_in_a_fresh_process_after_import_lsgtool_only(tmp_path, tiny_folder):
+    model, tokenizer = convert(str(tiny_folder), max_length=256, block_size=16, sparsity_factor=4)
+    save(model, tokenizer, tmp_path / "out")
+    ids = tokenizer(" ".join(f"w{i % 90}" for i in range(200)), return_tensors="pt")
+    with torch.no_grad():
+        expected = model.eval()(**ids).logits[0, :3, :3].tolist()
+    script = (
+        "import json, sys, torch, lsgtool\n"
+        "from transformers import AutoTokenizer\n"
+        f"m = lsgtool.load(r'{tmp_path / 'out'}')\n"
+        f"t = AutoTokenizer.from_pretrained(r'{tmp_path / 'out'}')\n"
+        "ids = t(' '.join(f'w{i % 90}' for i in range(200)), return_tensors='pt')\n"
+        "print(json.dumps(m(**ids).logits[0, :3, :3].tolist()), t.model_max_length)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=False,
+                          env={"HF_HUB_OFFLINE": "1", "PATH": "/usr/bin:/bin"})
+    assert done.returncode == 0, done.stderr
+    logits, max_length = done.stdout.strip().rsplit(" ", 1)
+    torch.testing.assert_close(torch.tensor(json.loads(logits)), torch.tensor(expected))
+    assert max_length == "256"
+
+
+def test_authors_format_loads_without_remote_code(tmp_path, tiny_folder):
+    """Their configs name LSG* classes and an auto_map to remote code; we load them without running it."""
+    model, tokenizer = convert(str(tiny_folder), max_length=256, block_size=16, sparsity_factor=4, num_global_tokens=2)
+    out = save(model, tokenizer, tmp_path / "authors")
+    config = json.loads((out / "config.json").read_text())
+    config["auto_map"] = {"AutoModelForMaskedLM": "modeling_lsg_bert.LSGBertForMaskedLM"}
+    (out / "config.json").write_text(json.dumps(config))
+    from safetensors.torch import load_file
+
+    assert load_file(out / "model.safetensors")["bert.embeddings.global_embeddings.weight"].shape == (512, 32)
+    reloaded = load(out)
+    kwargs = _inputs(reloaded, 100)
+    with torch.no_grad():
+        torch.testing.assert_close(_output(reloaded, kwargs), _output(model.eval(), kwargs))
+
+
+def test_global_tokens_initialised_from_cls_mask_and_positions(tiny_folder):
+    model, tokenizer = convert(str(tiny_folder), max_length=256, block_size=16, num_global_tokens=3)
+    emb = model.base_model.embeddings
+    word, pos, types = emb.word_embeddings.weight, emb.position_embeddings.weight, emb.token_type_embeddings.weight
+    table = emb.global_embeddings.weight
+    torch.testing.assert_close(table[0], word[tokenizer.cls_token_id] + pos[0] + types[0])
+    torch.testing.assert_close(table[2], word[tokenizer.mask_token_id] + pos[2] + types[0])
+    torch.testing.assert_close(pos[64:128], pos[:64])  # §3.4: positions tiled
+
+
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        ({"max_length": 64}, "not larger than the model's 64 positions"),
+        ({"block_size": 30, "sparsity_factor": 4}, "must be divisible by sparsity_factor"),
+        ({"sparsity_type": "topk"}, "unknown sparse selector 'topk'"),
+        ({"architecture": "NoSuchModel"}, "unknown architecture 'NoSuchModel'"),
+    ],
+)
+def test_bad_options_are_usage_errors(tiny_folder, kwargs, message):
+    with pytest.raises(UsageError, match=message):
+        convert(str(tiny_folder), **{"max_length": 256, **kwargs})
+
+
+def test_relative_positions_are_refused():
+    import transformers as T
+
+    t5 = T.T5ForConditionalGeneration(T.T5Config(d_model=32, d_ff=37, num_layers=1, num_heads=4, vocab_size=99, d_kv=8))
+    with pytest.raises(UsageError, match="relative positions"):
+        convert(t5, max_length=1024)
+
+
+def test_missing_model_offline_says_where_it_looked(tmp_path):
+    with pytest.raises(UsageError, match="not found: looked in the local folder") as info:
+        convert("someone/not-a-model")
+    assert "hf download someone/not-a-model" in info.value.hint
+    with pytest.raises(UsageError, match="has no config.json"):
+        convert(str(tmp_path))
+    with pytest.raises(UsageError, match="already exists"):
+        save(None, None, tmp_path)
