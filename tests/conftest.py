@@ -40,3 +40,21 @@ def runner():
     from typer.testing import CliRunner
 
     return CliRunner()
+
+
+@pytest.fixture
+def tiny_folder(tmp_path):
+    """A tiny BERT saved like a real checkpoint (config, safetensors, WordPiece tokenizer)."""
+    from transformers import BertTokenizerFast
+
+    vocab = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"] + [f"w{i}" for i in range(94)]
+    (tmp_path / "vocab.txt").write_text("\n".join(vocab))
+    tokenizer = BertTokenizerFast(vocab_file=str(tmp_path / "vocab.txt"), model_max_length=64)
+    import transformers as T
+
+    model = T.BertForMaskedLM(T.BertConfig(hidden_size=32, num_hidden_layers=2, num_attention_heads=4,
+                                           intermediate_size=37, vocab_size=99, max_position_embeddings=64))
+    folder = tmp_path / "tiny-bert"
+    model.save_pretrained(folder)
+    tokenizer.save_pretrained(folder)
+    return folder

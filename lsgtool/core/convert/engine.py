@@ -28,14 +28,22 @@ def resolve_adapter(model, pm=None) -> ArchitectureAdapter:
     model_type = model.config.model_type.replace("-", "_")
     if model_type in registry:
         return registry[model_type]
+    hint = (
+        f"supported: {', '.join(registry)}, and encoders with absolute positions whose attention uses the "
+        "attention interface; add an adapter with the register_architectures hook (docs/plugins.md)."
+    )
+    if not getattr(model.config, "is_encoder_decoder", False) and any(
+        getattr(m, "is_causal", False) for m in model.modules()
+    ):
+        raise UsageError(f"model type {model_type!r} is decoder-only; LSG conversion handles encoders and "
+                         "encoder-decoders.", hint)
     if not uses_attention_interface(model):
-        raise UsageError(
-            f"model type {model_type!r} is not supported: its attention does not run through transformers' "
-            "attention interface and no plugin registers an adapter for it.",
-            f"supported: {', '.join(registry)}, and models with absolute positions that use the attention "
-            "interface; add an adapter with the register_architectures hook (docs/plugins.md).",
-        )
-    return detect_adapter(model)
+        raise UsageError(f"model type {model_type!r} is not supported: its attention does not run through "
+                         "transformers' attention interface and no plugin registers an adapter for it.", hint)
+    try:
+        return detect_adapter(model)
+    except UsageError as exc:
+        raise UsageError(exc.message, exc.hint or hint) from None
 
 
 def position_offset(table: nn.Embedding) -> int:

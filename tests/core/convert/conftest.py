@@ -32,18 +32,3 @@ def tiny_model(request):
     torch.manual_seed(0)
     config, cls = ARCHITECTURES[request.param]()
     return cls(config).eval()
-
-
-@pytest.fixture
-def tiny_folder(tmp_path):
-    """A tiny BERT saved like a real checkpoint (config, safetensors, WordPiece tokenizer)."""
-    from transformers import BertTokenizerFast
-
-    vocab = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"] + [f"w{i}" for i in range(94)]
-    (tmp_path / "vocab.txt").write_text("\n".join(vocab))
-    tokenizer = BertTokenizerFast(vocab_file=str(tmp_path / "vocab.txt"), model_max_length=64)
-    model = T.BertForMaskedLM(T.BertConfig(**ENCODER, **KW))
-    folder = tmp_path / "tiny-bert"
-    model.save_pretrained(folder)
-    tokenizer.save_pretrained(folder)
-    return folder

