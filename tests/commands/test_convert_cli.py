@@ -80,3 +80,14 @@ def test_real_minilm_converts_to_4096_and_reads_a_4096_token_text(sparse):
     with torch.no_grad():
         out = model(**batch).last_hidden_state
     assert out.shape == (1, 4096, 384) and torch.isfinite(out).all()
+
+
+def test_minilm_preset_is_the_embedded_default(app, runner, tmp_path):
+    _minilm_folder()
+    result = runner.invoke(app, ["convert", "minilm", "--out", str(tmp_path / "m"), "--max-length", "1024", "--json"])
+    assert result.exit_code == 0, result.output
+    summary = json.loads(result.stdout)
+    assert summary["checks"]["passed"] and summary["architecture"] == "LSGBertModel"
+    listing = json.loads(runner.invoke(app, ["plugins", "--json"]).stdout)
+    builtin = next(p for p in listing["plugins"] if p["name"] == "lsgtool.plugins.builtins")
+    assert builtin["registers"]["presets"] == ["minilm"] and "bert" in builtin["registers"]["architectures"]

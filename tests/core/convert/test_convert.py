@@ -164,3 +164,11 @@ def test_missing_model_offline_says_where_it_looked(tmp_path):
         convert(str(tmp_path))
     with pytest.raises(UsageError, match="already exists"):
         save(None, None, tmp_path)
+
+
+def test_architecture_switches_the_task_head(tiny_folder):
+    model, _ = convert(str(tiny_folder), max_length=256, block_size=16, architecture="BertForSequenceClassification")
+    assert type(model).__name__ == "BertForSequenceClassification"
+    assert model.config.architectures == ["LSGBertForSequenceClassification"]
+    with torch.no_grad():
+        assert model(input_ids=torch.randint(5, 99, (1, 200))).logits.shape == (1, 2)
