@@ -31,6 +31,10 @@ _LAZY = {
 
 __all__ = ["__version__", *_LAZY]
 
+from lsgtool import _autoregister  # noqa: E402  (converted folders load through transformers' Auto classes)
+
+_autoregister.install()
+
 
 def __getattr__(name: str) -> Any:
     if name in _LAZY:

@@ -28,6 +28,8 @@ def convert_command(
     architecture: Annotated[Optional[str], typer.Option(help="transformers class to load, e.g. BertForSequenceClassification.")] = None,
     seed: Annotated[int, typer.Option(help="Seed of random selectors (lsh), recorded in the config.")] = 0,
     overwrite: Annotated[bool, typer.Option(help="Replace an existing output folder.")] = False,
+    layout: Annotated[str, typer.Option(help="Config layout: lsgtool (model_type 'lsg', AutoModel-loadable after "
+                                              "`import lsgtool`) or authors (base model_type, as the LSG authors' checkpoints).")] = "lsgtool",
     trust_remote_code: Annotated[bool, typer.Option(help="Allow the source model's own Hub code to run.")] = False,
     as_json: JsonOption = False,
 ) -> None:
@@ -40,6 +42,8 @@ def convert_command(
     pm = state(ctx).pm
     LSGConfig(block_size=block, sparse_block_size=sparse_block if sparse_block is not None else block,
               sparsity_factor=factor, sparsity_type=sparse, num_global_tokens=global_tokens)  # validate before loading
+    if layout not in ("lsgtool", "authors"):
+        raise UsageError(f"unknown --layout {layout!r}.", "use --layout lsgtool or --layout authors.")
     out = out or Path(f"{Path(model.rstrip('/')).name}-lsg-{max_length}")
     if out.exists() and not overwrite:
         raise UsageError(f"output folder '{out}' already exists.", "pass --overwrite to replace it, or choose another --out.")
@@ -51,7 +55,7 @@ def convert_command(
                                        mask_first_token=mask_first_token, architecture=architecture, seed=seed,
                                        trust_remote_code=trust_remote_code, pm=pm)
         progress.update(step, description=f"saving to {out}")
-        save(lsg_model, tokenizer, out, overwrite=overwrite)
+        save(lsg_model, tokenizer, out, overwrite=overwrite, layout=layout)
         progress.update(step, description="verifying: reload, compare with the source, run at max length")
         source, _ = load_source(model, architecture, trust_remote_code)
         checks = verify(out, lsg_model, source, max_length, pm=pm)

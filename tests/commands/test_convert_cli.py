@@ -26,8 +26,11 @@ def test_convert_writes_verified_folder_and_json_summary(app, runner, tiny_folde
     assert summary["checks"]["passed"] and summary["checks"]["source_max_abs_diff"] <= 1e-4
     assert summary["parameters_added"] == 512 * 32 + (512 - 64) * 32  # global table + new positions
     assert json.loads((out / "tokenizer_config.json").read_text())["model_max_length"] == 512
-    table = runner.invoke(app, ["convert", str(tiny_folder), "--out", str(out), "--max-length", "512", "--overwrite"])
+    assert json.loads((out / "config.json").read_text())["model_type"] == "lsg"
+    table = runner.invoke(app, ["convert", str(tiny_folder), "--out", str(out), "--max-length", "512", "--overwrite",
+                                "--layout", "authors"])
     assert table.exit_code == 0 and "verification" in table.stdout and "passed" in table.stdout
+    assert json.loads((out / "config.json").read_text())["model_type"] == "bert"
 
 
 @pytest.mark.parametrize(
@@ -36,6 +39,7 @@ def test_convert_writes_verified_folder_and_json_summary(app, runner, tiny_folde
         (["--block", "30", "--factor", "4"], "block_size (30) must be divisible by sparsity_factor (4)"),
         (["--sparse", "topk"], "unknown sparse selector 'topk'"),
         (["--max-length", "64"], "not larger than the model's 64 positions"),
+        (["--layout", "mine"], "unknown --layout 'mine'"),
     ],
 )
 def test_bad_options_exit_2_and_write_nothing(app, runner, tiny_folder, tmp_path, args, message):

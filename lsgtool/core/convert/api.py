@@ -75,6 +75,8 @@ def load_source(source, architecture: str | None = None, trust_remote_code: bool
         raise _not_found(source, exc) from None
     except ValueError as exc:
         raise UsageError(f"cannot read the configuration of '{source}': {exc}".splitlines()[0]) from None
+    if getattr(config, "base_model_type", None):  # an lsgtool-converted folder: convert its base model again
+        config = config.base_config()
     name = architecture or (config.architectures or [None])[0]
     if name is None:
         from transformers import AutoModel
@@ -140,8 +142,17 @@ def convert(
     return model, tokenizer
 
 
-def save(model, tokenizer, out: str | Path, overwrite: bool = False) -> Path:
-    """Write an ordinary Hugging Face folder atomically: into a temporary folder, then renamed."""
+LAYOUTS = ("lsgtool", "authors")
+
+
+def save(model, tokenizer, out: str | Path, overwrite: bool = False, layout: str = "lsgtool") -> Path:
+    """Write an ordinary Hugging Face folder atomically: into a temporary folder, then renamed.
+
+    ``layout="lsgtool"`` writes ``model_type: "lsg"`` (AutoModel* load it after ``import lsgtool``);
+    ``layout="authors"`` keeps the base ``model_type`` as the LSG authors' checkpoints do (``lsgtool.load``).
+    """
+    if layout not in LAYOUTS:
+        raise UsageError(f"unknown layout {layout!r}.", f"layouts: {', '.join(LAYOUTS)}.")
     out = Path(out)
     if out.exists() and not overwrite:
         raise UsageError(f"output folder '{out}' already exists.", "pass --overwrite to replace it, or choose another --out.")
@@ -149,7 +160,7 @@ def save(model, tokenizer, out: str | Path, overwrite: bool = False) -> Path:
     tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
     try:
         model.save_pretrained(tmp)
-        _keep_lsg_architectures(tmp / "config.json", model)
+        _write_layout(tmp / "config.json", model, layout)
         if tokenizer is not None:
             tokenizer.save_pretrained(tmp)
         if out.exists():
@@ -163,12 +174,16 @@ def save(model, tokenizer, out: str | Path, overwrite: bool = False) -> Path:
     return out
 
 
-def _keep_lsg_architectures(config_file: Path, model) -> None:
-    """save_pretrained writes the class name; LSG checkpoints name ``LSG<Class>`` as the authors' do."""
+def _write_layout(config_file: Path, model, layout: str) -> None:
+    """Name the class ``LSG<Class>`` as the authors' checkpoints do; for lsgtool's layout, type "lsg"."""
     import json
+
+    from lsgtool.core.convert.auto import MODEL_TYPE
 
     data = json.loads(config_file.read_text())
     data["architectures"] = [LSG_PREFIX + type(model).__name__]
+    if layout == "lsgtool":
+        data["base_model_type"], data["model_type"] = data["model_type"], MODEL_TYPE
     config_file.write_text(json.dumps(data, indent=2, sort_keys=True) + "\n")
 
 
@@ -197,13 +212,28 @@ TASKS = {
     "token-classification": "AutoModelForTokenClassification",
     "question-answering": "AutoModelForQuestionAnswering",
     "seq2seq-lm": "AutoModelForSeq2SeqLM",
+    "multiple-choice": "AutoModelForMultipleChoice",
+    "pretraining": "AutoModelForPreTraining",
 }
+
+
+def _read_config(path: Path):
+    """The base model's configuration (with the LSG keys) from either layout."""
+    import json
+
+    from transformers import AutoConfig
+
+    from lsgtool.core.convert.auto import MODEL_TYPE, LSGModelConfig, register_auto_classes
+
+    register_auto_classes()
+    if json.loads(Path(path, "config.json").read_text()).get("model_type") == MODEL_TYPE:
+        return LSGModelConfig.from_pretrained(path).base_config()
+    return AutoConfig.from_pretrained(path)
 
 
 def load(path: str | Path, task: str | None = None, pm=None):
     """Load an LSG folder (converted by lsgtool or by the authors' converter) without remote code."""
     import transformers
-    from transformers import AutoConfig
     from transformers.utils import logging as hf_logging
 
     path = Path(path)
@@ -211,7 +241,7 @@ def load(path: str | Path, task: str | None = None, pm=None):
         raise UsageError(f"unknown task {task!r}.", f"tasks: {', '.join(t for t in TASKS if t)}.")
     if not Path(path, "config.json").is_file():
         raise UsageError(f"'{path}' is not a model folder: it has no config.json.")
-    config = AutoConfig.from_pretrained(path)
+    config = _read_config(path)
     if not hasattr(config, "block_size") or not hasattr(config, "sparsity_factor"):
         raise UsageError(f"'{path}' is not an LSG checkpoint: its config has no block_size/sparsity_factor.",
                          "convert it first with `lsgtool convert`.")

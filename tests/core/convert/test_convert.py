@@ -75,7 +75,8 @@ def test_save_load_round_trip_and_config_keys(tmp_path):
                        num_global_tokens=3, seed=7)
     out = save(model, None, tmp_path / "lsg")
     config = json.loads((out / "config.json").read_text())
-    assert config["architectures"] == ["LSGBertForSequenceClassification"] and config["model_type"] == "bert"
+    assert config["architectures"] == ["LSGBertForSequenceClassification"]
+    assert config["model_type"] == "lsg" and config["base_model_type"] == "bert"
     assert {k: config[k] for k in ("block_size", "sparse_block_size", "sparsity_factor", "sparsity_type",
                                     "num_global_tokens", "lsh_seed", "max_position_embeddings")} == {
         "block_size": 16, "sparse_block_size": 16, "sparsity_factor": 4, "sparsity_type": "lsh",
@@ -86,7 +87,7 @@ def test_save_load_round_trip_and_config_keys(tmp_path):
     assert not (out.parent / ".lsg").exists() and sorted(p.name for p in tmp_path.iterdir()) == ["lsg"]
 
 
-def test_loads_in_a_fresh_process_after_import_lsgtool_only(tmp_path, tiny_folder):
+def test_auto_classes_load_a_converted_folder_in_a_fresh_process(tmp_path, tiny_folder):
     model, tokenizer = convert(str(tiny_folder), max_length=256, block_size=16, sparsity_factor=4)
     save(model, tokenizer, tmp_path / "out")
     ids = tokenizer(" ".join(f"w{i % 90}" for i in range(200)), return_tensors="pt")
@@ -94,8 +95,9 @@ def test_loads_in_a_fresh_process_after_import_lsgtool_only(tmp_path, tiny_folde
         expected = model.eval()(**ids).logits[0, :3, :3].tolist()
     script = (
         "import json, sys, torch, lsgtool\n"
-        "from transformers import AutoTokenizer\n"
-        f"m = lsgtool.load(r'{tmp_path / 'out'}')\n"
+        "from transformers import AutoModelForMaskedLM, AutoTokenizer\n"
+        f"m = AutoModelForMaskedLM.from_pretrained(r'{tmp_path / 'out'}')\n"
+        "assert type(m).__name__ == 'BertForMaskedLM'\n"
         f"t = AutoTokenizer.from_pretrained(r'{tmp_path / 'out'}')\n"
         "ids = t(' '.join(f'w{i % 90}' for i in range(200)), return_tensors='pt')\n"
         "print(json.dumps(m(**ids).logits[0, :3, :3].tolist()), t.model_max_length)\n"
@@ -111,8 +113,9 @@ def test_loads_in_a_fresh_process_after_import_lsgtool_only(tmp_path, tiny_folde
 def test_authors_format_loads_without_remote_code(tmp_path, tiny_folder):
     """Their configs name LSG* classes and an auto_map to remote code; we load them without running it."""
     model, tokenizer = convert(str(tiny_folder), max_length=256, block_size=16, sparsity_factor=4, num_global_tokens=2)
-    out = save(model, tokenizer, tmp_path / "authors")
+    out = save(model, tokenizer, tmp_path / "authors", layout="authors")
     config = json.loads((out / "config.json").read_text())
+    assert config["model_type"] == "bert" and config["architectures"] == ["LSGBertForMaskedLM"]
     config["auto_map"] = {"AutoModelForMaskedLM": "modeling_lsg_bert.LSGBertForMaskedLM"}
     (out / "config.json").write_text(json.dumps(config))
     from safetensors.torch import load_file
@@ -172,3 +175,16 @@ def test_architecture_switches_the_task_head(tiny_folder):
     assert model.config.architectures == ["LSGBertForSequenceClassification"]
     with torch.no_grad():
         assert model(input_ids=torch.randint(5, 99, (1, 200))).logits.shape == (1, 2)
+
+
+def test_auto_model_gives_the_base_model_and_reconverting_works(tmp_path, tiny_folder):
+    from transformers import AutoModel
+
+    import lsgtool  # noqa: F401  (registers the "lsg" model type)
+
+    model, tokenizer = convert(str(tiny_folder), max_length=256, block_size=16)
+    save(model, tokenizer, tmp_path / "out")
+    base = AutoModel.from_pretrained(tmp_path / "out")
+    assert type(base).__name__ == "BertModel" and base.base_model.lsg_config.block_size == 16
+    again, _ = convert(str(tmp_path / "out"), max_length=512, block_size=32)
+    assert again.config.max_position_embeddings == 512 and again.base_model.lsg_config.block_size == 32

@@ -1,0 +1,43 @@
+"""Register the "lsg" model type with transformers as soon as transformers is imported.
+
+``import lsgtool`` must make ``transformers.AutoModel*.from_pretrained`` understand converted folders, yet
+must not import transformers itself (``lsgtool --help`` stays fast). If transformers is already imported
+we register now; otherwise a one-shot import hook registers right after transformers finishes importing.
+"""
+
+from __future__ import annotations
+
+import importlib.abc
+import importlib.util
+import sys
+
+
+def _register() -> None:
+    from lsgtool.core.convert.auto import register_auto_classes
+
+    register_auto_classes()
+
+
+class _AfterTransformers(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path, target=None):
+        if name != "transformers":
+            return None
+        sys.meta_path.remove(self)
+        spec = importlib.util.find_spec(name)
+        if spec is None or spec.loader is None:
+            return spec
+        exec_module = spec.loader.exec_module
+
+        def exec_then_register(module):
+            exec_module(module)
+            _register()
+
+        spec.loader.exec_module = exec_then_register
+        return spec
+
+
+def install() -> None:
+    if "transformers" in sys.modules:
+        _register()
+    elif not any(isinstance(finder, _AfterTransformers) for finder in sys.meta_path):
+        sys.meta_path.insert(0, _AfterTransformers())
