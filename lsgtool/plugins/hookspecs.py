@@ -39,10 +39,13 @@ def register_sparse_selectors(register):
 def register_architectures(register):
     """Add conversion adapters: how to find the attention modules, embeddings and positions of a model type.
 
-    ``register(name, adapter)`` where ``name`` is the Hugging Face ``model_type`` the adapter handles
-    (e.g. ``"bert"``) and ``adapter`` is an object the conversion engine (``lsgtool convert``) consults
-    for that model type. Model types whose attention runs through transformers' attention interface
-    are found automatically; register an adapter for the others.
+    ``register(name, adapter)`` where ``name`` is the Hugging Face ``model_type`` the adapter handles,
+    with ``-`` written ``_`` (``"xlm_roberta"``), and ``adapter`` is an ``lsgtool.ArchitectureAdapter``
+    naming, relative to ``model.base_model``: the encoder whose self-attention becomes LSG, the module
+    holding its layer list, where the global tokens are prepended and which module owns their table,
+    the position tables to extend and the word/token-type embeddings used to initialise them. A
+    registered adapter wins over automatic detection, which covers encoders with absolute positions
+    whose attention runs through transformers' attention interface.
     """
 
 

@@ -28,8 +28,10 @@ def _callable(obj: Any) -> str | None:
     return None if callable(obj) else f"expected a callable, got {type(obj).__name__}"
 
 
-def _not_none(obj: Any) -> str | None:
-    return None if obj is not None else "expected an object, got None"
+def _adapter(obj: Any) -> str | None:
+    from lsgtool.core.convert.adapters import ArchitectureAdapter
+
+    return None if isinstance(obj, ArchitectureAdapter) else f"expected an ArchitectureAdapter, got {type(obj).__name__}"
 
 
 def _preset(obj: Any) -> str | None:
@@ -42,7 +44,7 @@ FAMILIES: dict[str, Family] = {
     f.key: f
     for f in (
         Family("sparse_selectors", "register_sparse_selectors", "sparse selector", check=_callable),
-        Family("architectures", "register_architectures", "architecture", check=_not_none),
+        Family("architectures", "register_architectures", "architecture", check=_adapter),
         Family("ssm_variants", "register_ssm_variants", "SSM variant", check=_callable),
         Family("presets", "register_presets", "model preset", check=_preset),
         Family("commands", "register_commands", "command", _COMMAND_NAME, _callable),

@@ -11,8 +11,9 @@ from lsgtool.plugins import hookimpl
 from lsgtool.plugins.manager import make_plugin_manager
 
 
-class _Adapter:
-    model_types = ("tinybert",)
+from lsgtool import ArchitectureAdapter
+
+_Adapter = ArchitectureAdapter  # (encoder, layers parent, insert, owner, positions, word embeddings)
 
 
 def _ssm_variant(d_model, d_state):
@@ -22,7 +23,8 @@ def _ssm_variant(d_model, d_state):
 class _Everything:
     @hookimpl
     def register_architectures(self, register):
-        register("tinybert", _Adapter())
+        register("tinybert", _Adapter("", "encoder", "embeddings.LayerNorm", "embeddings",
+                                      ("embeddings.position_embeddings",), "embeddings.word_embeddings"))
 
     @hookimpl
     def register_ssm_variants(self, register):
@@ -36,7 +38,7 @@ class _Everything:
 def test_families_are_collected_with_their_plugin(runner):
     pm = make_plugin_manager(load_installed=False)
     pm.register(_Everything(), name="lsgtool-everything")
-    assert isinstance(pm.registry("architectures")["tinybert"], _Adapter)
+    assert pm.registry("architectures")["tinybert"].global_owner == "embeddings"
     assert pm.registry("ssm_variants")["s4d_test"](4, 2) == (4, 2)
     preset = pm.registry("presets")["tiny_locost"]
     assert preset.config == {"d_model": 32} and pm.registry("presets").entry("tiny_locost").plugin == "lsgtool-everything"
@@ -57,3 +59,23 @@ def test_malformed_registration_is_refused_with_the_plugin_name():
     pm.register(_BadPreset(), name="lsgtool-badpreset")
     with pytest.raises(PluginError, match="plugin 'lsgtool-badpreset' registered model preset 'broken': expected a ModelPreset"):
         pm.registry("presets")
+
+
+def test_registered_adapter_wins_over_detection():
+    import transformers as T
+
+    from lsgtool.core.convert.adapters import BERT_LIKE
+    from lsgtool.core.convert.engine import resolve_adapter
+
+    class _ErnieAdapter:
+        @hookimpl
+        def register_architectures(self, register):
+            register("ernie", BERT_LIKE)
+
+    model = T.ErnieModel(T.ErnieConfig(hidden_size=32, num_hidden_layers=1, num_attention_heads=4, intermediate_size=37,
+                                       vocab_size=99, max_position_embeddings=64))
+    detected = resolve_adapter(model, make_plugin_manager(load_installed=False))
+    assert detected.layers_parent == "encoder" and detected.token_type_embeddings == "embeddings.token_type_embeddings"
+    pm = make_plugin_manager(load_installed=False)
+    pm.register(_ErnieAdapter(), name="lsgtool-ernie")
+    assert resolve_adapter(model, pm) is BERT_LIKE
