@@ -12,10 +12,17 @@ import importlib.util
 import sys
 
 
-def _register() -> None:
-    from lsgtool.core.convert.auto import register_auto_classes
+MODULES = ("lsgtool.core.convert.auto", "lsgtool.core.ssm.locost")  # each registers itself when imported
 
-    register_auto_classes()
+
+def _register() -> None:
+    import importlib
+
+    for name in MODULES:
+        module = sys.modules.get(name)
+        if module is not None and getattr(module.__spec__, "_initializing", False):
+            continue  # this module's own import pulled transformers in; it registers at its end
+        importlib.import_module(name)
 
 
 class _AfterTransformers(importlib.abc.MetaPathFinder):

@@ -38,3 +38,20 @@ def register_presets(register):
             weights=folder,
         ),
     )
+    for name, length in (("locost-base", None), ("locost-4k", 4096), ("locost-16k", 16384), ("locost-32k", 32768)):
+        register(name, ModelPreset(
+            architecture="locost",
+            description="LOCOST (LOCOST App. B: 12+12 layers, d_model 768, state 256), GSG pre-trained by the "
+            "authors" + (f"; inputs up to {length} tokens" if length else ""),
+            config={} if length is None else {"max_input_length": length},
+            tokenizer="google-t5/t5-base",
+            weights="flbbb/locost-gsg-pretrained",
+        ))
+
+
+@hookimpl
+def register_ssm_variants(register):
+    from lsgtool.core.ssm.kernels import BUILTIN_VARIANTS
+
+    for name, variant in BUILTIN_VARIANTS.items():
+        register(name, variant)

@@ -46,7 +46,7 @@ FAMILIES: dict[str, Family] = {
         Family("sparse_selectors", "register_sparse_selectors", "sparse selector", check=_callable),
         Family("architectures", "register_architectures", "architecture", check=_adapter),
         Family("ssm_variants", "register_ssm_variants", "SSM variant", check=_callable),
-        Family("presets", "register_presets", "model preset", check=_preset),
+        Family("presets", "register_presets", "model preset", _COMMAND_NAME, _preset),
         Family("commands", "register_commands", "command", _COMMAND_NAME, _callable),
     )
 }

@@ -69,3 +69,6 @@ def register_auto_classes() -> None:
     for auto_name, task in AUTO_TASKS.items():
         getattr(transformers, auto_name).register(LSGModelConfig, _loader(auto_name, task), exist_ok=True)
     _registered = True
+
+
+register_auto_classes()

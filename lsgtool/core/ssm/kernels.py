@@ -1,0 +1,104 @@
+"""Diagonal state-space kernels (S4D family) in LOCOST's parametrisation (LOCOST App. E).
+
+λ_{h,n} = exp(Δ_h (λ^Re_{h,n} + i λ^Im_{h,n})), with λ^Re = -exp(inv_A_real) < 0 so every mode decays.
+The length-L kernel of channel h is K[l] = 2 Re Σ_n C'_{h,n} λ_{h,n}^l (N/2 conjugate pairs, zero-order
+hold: C' = C·B·(exp(ΔA) - 1)/A). Parameter names follow the LOCOST authors' ``SSKernelDiag`` so their
+checkpoints load as they are. "Make the kernel" lives here; "apply the kernel" is ``bissm``.
+Legend: c kernel channels (2 when bidirectional: causal, anti-causal), H kernel width, N state size, L length.
+"""
+
+from __future__ import annotations
+
+import math
+
+import torch
+from torch import Tensor, nn
+
+KERNEL_CHUNK_BYTES = 32 * 2**20
+NEGLIGIBLE = 1e-20  # |λ|^l below this: the kernel has decayed to nothing a float32 sum can see
+
+
+def lin_imag(N2: int) -> Tensor:
+    """S4D-Lin: λ^Im_n = π n."""
+    return math.pi * torch.arange(N2, dtype=torch.float)
+
+
+def inv_imag(N2: int) -> Tensor:
+    """S4D-Inv: λ^Im_n = N/π (N/(2n+1) - 1)."""
+    N = 2 * N2
+    return N / math.pi * (N / (1 + 2 * torch.arange(N2, dtype=torch.float)) - 1)
+
+
+class S4DKernel(nn.Module):
+    """Generates the (c, H, L) convolution kernels of H diagonal SSMs with N/2 complex modes each."""
+
+    def __init__(self, H: int, N: int, channels: int = 2, imag_init: str = "lin", real: bool = False,
+                 dt_min: float = 1e-3, dt_max: float = 1e-1):
+        super().__init__()
+        N2 = N // 2
+        self.H, self.N, self.channels, self.real = H, N, channels, real
+        imag = {"lin": lin_imag, "inv": inv_imag}[imag_init](N2)
+        log_dt = torch.rand(H) * (math.log(dt_max) - math.log(dt_min)) + math.log(dt_min)
+        self.log_dt = nn.Parameter(log_dt)
+        self.inv_A_real = nn.Parameter(torch.full((H, N2), math.log(0.5)))  # λ^Re = -1/2
+        self.A_imag = nn.Parameter(torch.zeros(H, N2) if real else imag.expand(H, N2).clone())
+        self.B = nn.Parameter(torch.view_as_real(torch.ones(H, N2, dtype=torch.cfloat)))
+        self.C = nn.Parameter(torch.view_as_real(torch.randn(channels, H, N2, dtype=torch.cfloat)))
+        self._cache: dict = {}
+
+    def modes(self, channels: slice = slice(None)) -> tuple[Tensor, Tensor]:
+        """(ΔA (H N/2), C' (c H N/2)) for a slice of channels: everything the kernel needs."""
+        dt = self.log_dt[channels].exp()
+        A_imag = torch.zeros_like(self.A_imag[channels]) if self.real else self.A_imag[channels]
+        A = torch.complex(-self.inv_A_real[channels].exp(), A_imag)
+        dtA = A * dt[:, None]
+        C = torch.view_as_complex(self.C[:, channels].contiguous()) * torch.view_as_complex(self.B[channels].contiguous())
+        return dtA, C * (dtA.exp() - 1.0) / A
+
+    def reach(self, channels: slice = slice(None)) -> int:
+        """Length after which every mode has decayed below NEGLIGIBLE (the kernel is zero from there on)."""
+        with torch.no_grad():
+            dtA, _ = self.modes(channels)
+            slowest = dtA.real.max().item()
+        return int(math.log(NEGLIGIBLE) / slowest) + 1 if slowest < 0 else 2**62
+
+    def forward(self, L: int, channels: slice = slice(None)) -> Tensor:
+        """The (c, h, L) kernels, built in chunks of positions: l = aT + b, λ^l = λ^{aT} λ^b."""
+        key = (L, channels.start, channels.stop, str(self.log_dt.device), self.log_dt.dtype)
+        cacheable = not torch.is_grad_enabled() or not self.log_dt.requires_grad
+        if cacheable and key in self._cache and self._cache[key][0] == self._version():
+            return self._cache[key][1]
+        dtA, C = self.modes(channels)
+        h, N2 = dtA.shape
+        T = max(16, min(L, KERNEL_CHUNK_BYTES // max(1, 8 * h * N2 * self.channels)))
+        T = 1 << (T.bit_length() - 1)
+        powers = (dtA[:, :, None] * torch.arange(T, device=dtA.device, dtype=dtA.real.dtype)).exp()  # (h N/2 T)
+        length = min(L, self.reach(channels))
+        out = dtA.real.new_zeros(self.channels, h, L)
+        for start in range(0, length, T):
+            coef = C * (dtA * start).exp()  # (c h N/2): C' λ^{aT}
+            block = torch.einsum("chn,hnt->cht", coef, powers)  # (c h T)
+            stop = min(start + T, length)
+            out[:, :, start:stop] = 2 * block.real[:, :, : stop - start]
+        if cacheable:
+            self._cache = {key: (self._version(), out)}
+        return out
+
+    def _version(self) -> tuple[int, ...]:
+        return tuple(p._version for p in self.parameters())
+
+
+def s4d_lin(H: int, N: int, channels: int = 2, **options) -> S4DKernel:
+    return S4DKernel(H, N, channels, imag_init="lin", **options)
+
+
+def s4d_inv(H: int, N: int, channels: int = 2, **options) -> S4DKernel:
+    return S4DKernel(H, N, channels, imag_init="inv", **options)
+
+
+def s4d_real(H: int, N: int, channels: int = 2, **options) -> S4DKernel:
+    """Real diagonal modes (a multi-head EMA): no oscillation, only decay."""
+    return S4DKernel(H, N, channels, real=True, **options)
+
+
+BUILTIN_VARIANTS = {"s4d_lin": s4d_lin, "s4d_inv": s4d_inv, "s4d_real": s4d_real}

@@ -1,0 +1,258 @@
+"""LOCOST (LOCOST §4, Fig. 2): an encoder of gated bidirectional SSM layers with a T5-style decoder.
+
+Encoder layer: h += Dropout(W_o(Q ⊙ BiSSM(V))) with Q, V projections of LayerNorm(h), then the T5
+gated-GeLU feed-forward. The decoder is transformers' own T5 decoder (dense self- and cross-attention),
+so generation, caching and beam search are transformers' code. Module and parameter names follow the
+LOCOST authors' code (flbbb/locost-summarization), so their state dicts load by name.
+Legend: B batch, L length, E model width, H SSM channels.
+"""
+
+from __future__ import annotations
+
+import copy
+
+import torch
+import torch.nn.functional as F
+from torch import Tensor, nn
+from transformers import T5Config
+from transformers.modeling_outputs import BaseModelOutput
+from transformers.models.t5.modeling_t5 import (
+    T5ForConditionalGeneration,
+    T5LayerFF,
+    T5LayerNorm,
+    T5Model,
+    T5PreTrainedModel,
+    T5Stack,
+)
+
+from lsgtool.core.ssm.bissm import bissm_fft
+
+CHANNEL_CHUNK = 64
+
+
+class LocostConfig(T5Config):
+    """LOCOST configuration: the authors' keys (T5 keys plus ``d_state``, ``num_ssm_heads``, ``bidirectional``,
+    ``gating``, ...) with Appendix B defaults, plus ``ssm_variant`` (a registered SSM variant) and
+    ``chunk_size`` (sequence chunk for position-wise work on long inputs at inference)."""
+
+    model_type = "locost"
+
+    def __init__(self, vocab_size=32100, d_model=768, d_kv=64, d_ff=2048, num_layers=12, num_decoder_layers=12,
+                 num_heads=12, d_state=256, num_ssm_heads=1, bidirectional=True, gating=True,
+                 feed_forward_proj="gated-gelu", ssm_variant="s4d_lin", dt_min=1e-3, dt_max=1e-1,
+                 chunk_size=16384, local_radius=127, global_block_size=16, encoder_attention_type="ssm",
+                 use_fast_fft_conv=False, **kwargs):
+        self.d_state, self.num_ssm_heads = d_state, num_ssm_heads
+        self.bidirectional, self.gating = bidirectional, gating
+        self.ssm_variant, self.dt_min, self.dt_max, self.chunk_size = ssm_variant, dt_min, dt_max, chunk_size
+        self.local_radius, self.global_block_size = local_radius, global_block_size
+        self.encoder_attention_type, self.use_fast_fft_conv = encoder_attention_type, use_fast_fft_conv
+        super().__init__(vocab_size=vocab_size, d_model=d_model, d_kv=d_kv, d_ff=d_ff, num_layers=num_layers,
+                         num_decoder_layers=num_decoder_layers, num_heads=num_heads,
+                         feed_forward_proj=feed_forward_proj, **kwargs)
+        if d_model % num_ssm_heads:
+            raise ValueError(f"d_model ({d_model}) must be divisible by num_ssm_heads ({num_ssm_heads}).")
+
+
+class S4D(nn.Module):
+    """Gated bidirectional SSM token mixing: W_o((BiSSM(V) + D V) ⊙ Q), as the authors' ``S4D``."""
+
+    def __init__(self, config: LocostConfig):
+        super().__init__()
+        from lsgtool.plugins.manager import get_registry
+
+        E = config.d_model
+        self.H = E // config.num_ssm_heads
+        self.gating = config.gating
+        if config.gating:
+            self.q_proj = nn.Linear(E, E)
+        self.k_proj = nn.Linear(E, E)
+        variant = get_registry("ssm_variants").require(config.ssm_variant)
+        self.kernel = variant(self.H, config.d_state, channels=2 if config.bidirectional else 1,
+                              dt_min=config.dt_min, dt_max=config.dt_max)
+        self.D = nn.Parameter(torch.randn(self.H))
+        self.output_linear = nn.Linear(E, E)
+
+    def mix(self, v: Tensor, channels: slice = slice(None)) -> Tensor:
+        """BiSSM of v (B L e) over model channels ``channels`` -> (B L e)."""
+        E, L = self.k_proj.out_features, v.shape[1]
+        if self.H == E:
+            kernel, D = self.kernel(L, channels), self.D[channels]
+        else:  # kernels shared across SSM heads: model channel c uses kernel c mod H
+            repeat = E // self.H
+            kernel, D = self.kernel(L).repeat(1, repeat, 1)[:, channels], self.D.repeat(repeat)[channels]
+        return bissm_fft(v.transpose(1, 2), kernel, D).transpose(1, 2)
+
+    def forward(self, u: Tensor, attention_mask: Tensor | None = None) -> Tensor:
+        v = self.k_proj(u)
+        if attention_mask is not None:  # padding must not leak into real positions (k_proj has a bias)
+            v = v * attention_mask[..., None].to(v.dtype)
+        y = self.mix(v)
+        if self.gating:
+            y = y * self.q_proj(u)
+        return self.output_linear(y)
+
+
+class LocostLayerSSM(nn.Module):
+    """Pre-norm SSM sub-layer with residual (the authors' ``LOCOSTLayerSelfAttention``)."""
+
+    def __init__(self, config: LocostConfig):
+        super().__init__()
+        self.ssm_layer = S4D(config)
+        self.layer_prenorm = T5LayerNorm(config.d_model, eps=config.layer_norm_epsilon)
+        self.dropout = nn.Dropout(config.dropout_rate)
+
+    def forward(self, hidden_states: Tensor, attention_mask: Tensor | None = None) -> Tensor:
+        return hidden_states + self.dropout(self.ssm_layer(self.layer_prenorm(hidden_states), attention_mask))
+
+
+def _clamp_half(hidden: Tensor) -> Tensor:
+    """fp16 overflow guard, as T5-style models need."""
+    if hidden.dtype == torch.float16 and torch.isinf(hidden).any():
+        limit = torch.finfo(hidden.dtype).max - 1000
+        hidden = hidden.clamp(-limit, limit)
+    return hidden
+
+
+class LocostBlock(nn.Module):
+    def __init__(self, config: LocostConfig):
+        super().__init__()
+        self.layer = nn.ModuleList([LocostLayerSSM(config), T5LayerFF(config)])
+        self.chunk_size = config.chunk_size
+
+    def forward(self, hidden_states: Tensor, attention_mask: Tensor | None = None) -> Tensor:
+        if not torch.is_grad_enabled() and hidden_states.shape[1] > self.chunk_size:
+            return self.forward_chunked(hidden_states, attention_mask)
+        hidden_states = _clamp_half(self.layer[0](hidden_states, attention_mask))
+        return _clamp_half(self.layer[1](hidden_states))
+
+    @torch.no_grad()
+    def forward_chunked(self, h: Tensor, attention_mask: Tensor | None = None) -> Tensor:
+        """Inference on long inputs, in place: position-wise work in chunks of L, the SSM in chunks of channels."""
+        sub, ff = self.layer
+        ssm = sub.ssm_layer
+        B, L, E = h.shape
+        steps = [slice(s, min(s + self.chunk_size, L)) for s in range(0, L, self.chunk_size)]
+        v = torch.empty_like(h)
+        for s in steps:
+            v[:, s] = ssm.k_proj(sub.layer_prenorm(h[:, s]))
+            if attention_mask is not None:
+                v[:, s] *= attention_mask[:, s, None].to(v.dtype)
+        y = torch.empty_like(h)
+        for c in range(0, E, CHANNEL_CHUNK):
+            channels = slice(c, min(c + CHANNEL_CHUNK, E))
+            y[:, :, channels] = ssm.mix(v[:, :, channels], channels)
+        del v
+        for s in steps:
+            z = y[:, s] * ssm.q_proj(sub.layer_prenorm(h[:, s])) if ssm.gating else y[:, s]
+            h[:, s] += ssm.output_linear(z)
+            h[:, s] = ff(h[:, s])
+        return _clamp_half(h)
+
+
+class LocostEncoder(T5PreTrainedModel):
+    """Stack of LOCOST layers (the authors' encoder ``LOCOSTStack``)."""
+
+    config_class = LocostConfig
+
+    def __init__(self, config: LocostConfig, embed_tokens: nn.Embedding | None = None):
+        super().__init__(config)
+        self.embed_tokens = embed_tokens or nn.Embedding(config.vocab_size, config.d_model)
+        self.block = nn.ModuleList([LocostBlock(config) for _ in range(config.num_layers)])
+        self.final_layer_norm = T5LayerNorm(config.d_model, eps=config.layer_norm_epsilon)
+        self.dropout = nn.Dropout(config.dropout_rate)
+        self.gradient_checkpointing = False
+        self.post_init()
+
+    def get_input_embeddings(self):
+        return self.embed_tokens
+
+    def set_input_embeddings(self, embeddings):
+        self.embed_tokens = embeddings
+
+    def forward(self, input_ids=None, attention_mask=None, inputs_embeds=None, output_hidden_states=None,
+                return_dict=None, **kwargs) -> BaseModelOutput:
+        hidden = self.dropout(self.embed_tokens(input_ids) if inputs_embeds is None else inputs_embeds)
+        states = []
+        for block in self.block:
+            if output_hidden_states:
+                states.append(hidden)
+            if self.gradient_checkpointing and self.training:
+                hidden = torch.utils.checkpoint.checkpoint(block, hidden, attention_mask, use_reentrant=False)
+            else:
+                hidden = block(hidden, attention_mask)
+        hidden = self.dropout(self.final_layer_norm(hidden))
+        if output_hidden_states:
+            states.append(hidden)
+        return BaseModelOutput(last_hidden_state=hidden, hidden_states=tuple(states) if output_hidden_states else None)
+
+
+def _decoder(config: LocostConfig) -> T5Stack:
+    decoder_config = T5Config(**{k: v for k, v in config.to_dict().items() if k != "model_type"})
+    decoder_config.is_decoder, decoder_config.num_layers = True, config.num_decoder_layers
+    return T5Stack(decoder_config)
+
+
+def _encoder_config(config: LocostConfig) -> LocostConfig:
+    encoder_config = copy.deepcopy(config)
+    encoder_config.is_decoder, encoder_config.use_cache = False, False
+    return encoder_config
+
+
+class LocostForConditionalGeneration(T5ForConditionalGeneration):
+    """LOCOST encoder + T5 decoder + LM head; ``generate()`` (greedy, beam, ...) comes from transformers."""
+
+    config_class = LocostConfig
+    _no_split_modules = ["LocostBlock", "T5Block"]
+
+    def __init__(self, config: LocostConfig):
+        T5PreTrainedModel.__init__(self, config)
+        self.model_dim = config.d_model
+        self.shared = nn.Embedding(config.vocab_size, config.d_model)
+        self.encoder = LocostEncoder(_encoder_config(config), self.shared)
+        self.decoder = _decoder(config)
+        self.lm_head = nn.Linear(config.d_model, config.vocab_size, bias=False)
+        self.post_init()
+
+
+class LocostModel(T5Model):
+    """LOCOST encoder + T5 decoder, returning hidden states."""
+
+    config_class = LocostConfig
+
+    def __init__(self, config: LocostConfig):
+        T5PreTrainedModel.__init__(self, config)
+        self.shared = nn.Embedding(config.vocab_size, config.d_model)
+        self.encoder = LocostEncoder(_encoder_config(config), self.shared)
+        self.decoder = _decoder(config)
+        self.post_init()
+
+
+class LocostEncoderModel(T5PreTrainedModel):
+    """The LOCOST encoder alone (for long-input embeddings and benchmarks)."""
+
+    config_class = LocostConfig
+
+    def __init__(self, config: LocostConfig):
+        super().__init__(config)
+        self.shared = nn.Embedding(config.vocab_size, config.d_model)
+        self.encoder = LocostEncoder(_encoder_config(config), self.shared)
+        self.post_init()
+
+    def get_encoder(self):
+        return self.encoder
+
+    def forward(self, input_ids=None, attention_mask=None, inputs_embeds=None, **kwargs) -> BaseModelOutput:
+        return self.encoder(input_ids=input_ids, attention_mask=attention_mask, inputs_embeds=inputs_embeds, **kwargs)
+
+
+def register_auto_classes() -> None:
+    """So ``AutoModelForSeq2SeqLM.from_pretrained`` loads LOCOST folders once lsgtool is imported."""
+    from transformers import AutoConfig, AutoModel, AutoModelForSeq2SeqLM
+
+    AutoConfig.register("locost", LocostConfig, exist_ok=True)
+    AutoModel.register(LocostConfig, LocostModel, exist_ok=True)
+    AutoModelForSeq2SeqLM.register(LocostConfig, LocostForConditionalGeneration, exist_ok=True)
+
+
+register_auto_classes()

@@ -1,0 +1,75 @@
+"""SSM kernels and BiSSM: FFT vs direct eq. (3), causal half vs recurrence, chunked vs whole."""
+
+import pytest
+import torch
+
+import lsgtool.core.ssm.kernels as kernels
+from lsgtool.core.ssm.bissm import bissm_direct, bissm_fft, causal_recurrence
+from lsgtool.plugins.manager import make_plugin_manager
+
+VARIANTS = sorted(make_plugin_manager().registry("ssm_variants"))
+
+
+def _kernel(name, H=5, N=8, channels=2, seed=0):
+    torch.manual_seed(seed)
+    return make_plugin_manager().registry("ssm_variants")[name](H, N, channels=channels).double()
+
+
+@pytest.mark.parametrize("name", VARIANTS)
+@pytest.mark.parametrize("L", [3, 17, 64, 489, 1047])
+def test_fft_equals_direct_convolution_of_eq3(name, L):
+    kernel = _kernel(name)
+    u = torch.randn(2, 5, L, dtype=torch.float64)
+    D = torch.randn(5, dtype=torch.float64)
+    K = kernel(L)
+    torch.testing.assert_close(bissm_fft(u, K, D), bissm_direct(u, K, D), rtol=1e-9, atol=1e-9)
+    torch.testing.assert_close(bissm_fft(u, K[:1], D), bissm_direct(u, K[:1], D), rtol=1e-9, atol=1e-9)
+
+
+@pytest.mark.parametrize("name", VARIANTS)
+@pytest.mark.parametrize("L", [3, 17, 100])
+def test_causal_half_equals_the_recurrence(name, L):
+    kernel = _kernel(name)
+    u = torch.randn(2, 5, L, dtype=torch.float64)
+    dtA, C = kernel.modes()
+    zero = torch.zeros(5, dtype=torch.float64)
+    torch.testing.assert_close(causal_recurrence(u, dtA, C[0]), bissm_fft(u, kernel(L)[:1], zero), rtol=1e-9, atol=1e-9)
+
+
+def test_kernel_matches_the_closed_form_and_chunks_agree(monkeypatch):
+    kernel = _kernel("s4d_lin", H=3, N=16)
+    L = 1000
+    dtA, C = kernel.modes()
+    closed = 2 * (C[:, :, :, None] * (dtA[:, :, None] * torch.arange(L)).exp()).sum(2).real
+    whole = kernel(L)
+    torch.testing.assert_close(whole, closed, rtol=1e-9, atol=1e-12)
+    monkeypatch.setattr(kernels, "KERNEL_CHUNK_BYTES", 1)  # smallest chunks (16 positions)
+    kernel._cache.clear()
+    torch.testing.assert_close(kernel(L), closed, rtol=1e-9, atol=1e-12)
+    torch.testing.assert_close(kernel(L, slice(1, 3)), closed[:, 1:3], rtol=1e-9, atol=1e-12)
+
+
+def test_lin_initialisation_follows_the_paper():
+    kernel = _kernel("s4d_lin", H=4, N=8)
+    dtA, _ = kernel.modes()
+    dt = kernel.log_dt.exp()[:, None]
+    torch.testing.assert_close(dtA.real / dt, torch.full((4, 4), -0.5, dtype=torch.float64))  # λ_re = -1/2
+    torch.testing.assert_close(dtA.imag / dt, (torch.pi * torch.arange(4.0)).double().expand(4, 4))  # λ_im = πn
+    assert torch.view_as_complex(kernel.C).dtype == torch.complex128  # complex B and C
+
+
+def test_kernel_is_cached_per_length_until_parameters_change():
+    kernel = _kernel("s4d_lin")
+    with torch.no_grad():
+        first = kernel(64)
+        assert kernel(64) is first
+        kernel.log_dt.add_(0.1)
+        assert kernel(64) is not first
+
+
+def test_reach_truncates_only_what_has_decayed():
+    kernel = _kernel("s4d_lin", H=2, N=4)
+    reach = kernel.reach()
+    assert 0 < reach < 10**7
+    long = kernel(reach + 50)
+    assert long[..., reach:].abs().max() == 0 and long[..., reach - 50 : reach].abs().max() < 1e-15
