@@ -13,25 +13,17 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import subprocess
 import sys
 import time
 
+sys.path.insert(0, os.path.dirname(__file__))
+from _harness import peak_rss_mb, reset_peak_rss  # noqa: E402
+
 VARIANTS = ("lsg", "full", "longformer", "bigbird")
 HIDDEN, HEADS = 768, 12
-
-
-def _reset_peak_rss() -> float:
-    """Reset the kernel's peak-RSS mark (VmHWM) to the current RSS, so building the layer is not counted."""
-    with open("/proc/self/clear_refs", "w") as handle:
-        handle.write("5")
-    return _peak_rss_mb()
-
-
-def _peak_rss_mb() -> float:
-    with open("/proc/self/status") as handle:
-        return next(int(line.split()[1]) for line in handle if line.startswith("VmHWM")) / 1024
 
 
 def build(variant: str, length: int, device: str):
@@ -89,7 +81,7 @@ def worker(variant: str, length: int, repeats: int, device: str) -> dict:
         torch.cuda.reset_peak_memory_stats()
         base = torch.cuda.memory_allocated()
     else:
-        base = _reset_peak_rss()
+        base = reset_peak_rss()
     run()
     sync()
     times = []
@@ -101,7 +93,7 @@ def worker(variant: str, length: int, repeats: int, device: str) -> dict:
     if device == "cuda":
         peak = (torch.cuda.max_memory_allocated() - base) / 2**20
     else:
-        peak = _peak_rss_mb() - base
+        peak = peak_rss_mb() - base
     return {"variant": variant, "length": length, "time_s": statistics.median(times), "peak_mb": peak,
             "threads": torch.get_num_threads(), "device": device}
 

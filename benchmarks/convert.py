@@ -20,6 +20,9 @@ import sys
 import time
 from pathlib import Path
 
+sys.path.insert(0, os.path.dirname(__file__))
+from _harness import peak_rss_mb, reset_peak_rss  # noqa: E402
+
 SELECTORS = ("none", "stride", "block_stride", "norm", "pooling", "bos_pooling", "lsh")
 
 
@@ -66,18 +69,6 @@ def fidelity() -> list[dict]:
                          "mean_cosine": statistics.mean(sims), "min_cosine": min(sims)})
             print(json.dumps(rows[-1]), flush=True)
     return rows
-
-
-def reset_peak_rss() -> float:
-    """Reset the kernel's peak-RSS mark (VmHWM) to the current RSS and return it, in MB."""
-    with open("/proc/self/clear_refs", "w") as handle:
-        handle.write("5")
-    return peak_rss_mb()
-
-
-def peak_rss_mb() -> float:
-    with open("/proc/self/status") as handle:
-        return next(int(line.split()[1]) for line in handle if line.startswith("VmHWM")) / 1024
 
 
 def build(variant: str, length: int):

@@ -53,8 +53,11 @@ def register_architectures(register):
 def register_ssm_variants(register):
     """Add state-space kernel variants for LOCOST encoders (kernel parametrisation and initialisation).
 
-    ``register(name, variant)`` where ``variant`` is a callable (usually an ``nn.Module`` class)
-    building the kernel generator from the layer's sizes; usable by name in configs and presets.
+    ``register(name, variant)`` where ``variant(H, N, channels=2, dt_min=..., dt_max=...)`` builds an
+    ``nn.Module`` whose ``forward(L, channels=slice(None))`` returns the real convolution kernels of shape
+    (channels, len(range(H)[channels]), L): channel 0 is the causal kernel, channel 1 (bidirectional
+    models) the anti-causal one, both starting at lag 0. Used by name as ``LocostConfig(ssm_variant=...)``
+    and in presets; its parameters are saved with the model.
     """
 
 

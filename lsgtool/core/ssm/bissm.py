@@ -25,9 +25,10 @@ def circular_kernel(kernel: Tensor) -> Tensor:
 def bissm_fft(u: Tensor, kernel: Tensor, D: Tensor) -> Tensor:
     """FFT convolution: u (B H L), kernel (c H L) with c = 2 (bidirectional) or 1 (causal), D (H)."""
     L = u.shape[-1]
-    k_f = torch.fft.rfft(circular_kernel(kernel.to(u.dtype)), n=2 * L)
-    y = torch.fft.irfft(torch.fft.rfft(u.contiguous(), n=2 * L) * k_f, n=2 * L)[..., :L]  # MKL needs contiguous rows
-    return y + u * D[:, None]
+    work = u.float() if u.dtype in (torch.bfloat16, torch.float16) else u  # FFTs run in fp32 at least
+    k_f = torch.fft.rfft(circular_kernel(kernel.to(work.dtype)), n=2 * L)
+    y = torch.fft.irfft(torch.fft.rfft(work.contiguous(), n=2 * L) * k_f, n=2 * L)[..., :L]  # MKL needs contiguous rows
+    return (y + work * D.to(work.dtype)[:, None]).to(u.dtype)
 
 
 def bissm_direct(u: Tensor, kernel: Tensor, D: Tensor) -> Tensor:

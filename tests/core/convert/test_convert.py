@@ -188,3 +188,15 @@ def test_auto_model_gives_the_base_model_and_reconverting_works(tmp_path, tiny_f
     assert type(base).__name__ == "BertModel" and base.base_model.lsg_config.block_size == 16
     again, _ = convert(str(tmp_path / "out"), max_length=512, block_size=32)
     assert again.config.max_position_embeddings == 512 and again.base_model.lsg_config.block_size == 32
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="no GPU on this machine")
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
+def test_converted_model_runs_on_cuda(tiny_folder, dtype):
+    model, _ = convert(str(tiny_folder), max_length=512, block_size=16, sparsity_factor=4)
+    kwargs = _inputs(model, 500, pad=20)
+    with torch.no_grad():
+        expected = _output(model.eval(), kwargs)
+        got = _output(model.to("cuda", dtype), {k: v.cuda() for k, v in kwargs.items()}).float().cpu()
+    real = kwargs["attention_mask"].bool()
+    assert (got - expected)[real].abs().max() <= (1e-3 if dtype == torch.float32 else 0.15)

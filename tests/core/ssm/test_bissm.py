@@ -43,7 +43,7 @@ def test_kernel_matches_the_closed_form_and_chunks_agree(monkeypatch):
     closed = 2 * (C[:, :, :, None] * (dtA[:, :, None] * torch.arange(L)).exp()).sum(2).real
     whole = kernel(L)
     torch.testing.assert_close(whole, closed, rtol=1e-9, atol=1e-12)
-    monkeypatch.setattr(kernels, "KERNEL_CHUNK_BYTES", 1)  # smallest chunks (16 positions)
+    monkeypatch.setattr(kernels, "KERNEL_CHUNK_BYTES", 1)  # one channel at a time
     kernel._cache.clear()
     torch.testing.assert_close(kernel(L), closed, rtol=1e-9, atol=1e-12)
     torch.testing.assert_close(kernel(L, slice(1, 3)), closed[:, 1:3], rtol=1e-9, atol=1e-12)

@@ -190,3 +190,32 @@ def test_presets_resolve_and_missing_weights_are_a_clear_error(monkeypatch):
     model = load_locost("locost-4k", random_init=True)
     assert isinstance(model, LocostForConditionalGeneration) and model.config.d_model == 768
     assert model.config.max_input_length == 4096
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="no GPU on this machine")
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
+def test_cuda_matches_cpu_and_generates(dtype):
+    torch.manual_seed(0)
+    model = LocostForConditionalGeneration(_config()).eval()
+    ids = torch.randint(2, 24, (2, 300))
+    with torch.no_grad():
+        expected = model(input_ids=ids, decoder_input_ids=ids[:, :4]).logits
+        gpu = model.to("cuda", dtype)
+        got = gpu(input_ids=ids.cuda(), decoder_input_ids=ids[:, :4].cuda()).logits.float().cpu()
+        generated = gpu.generate(ids.cuda(), max_new_tokens=5, num_beams=2)
+    tol = 1e-3 if dtype == torch.float32 else 0.3
+    assert (got - expected).abs().max() <= tol and generated.shape == (2, 6)
+
+
+def test_generation_projects_the_encoder_output_once_per_layer():
+    torch.manual_seed(0)
+    model = LocostForConditionalGeneration(_config()).eval()
+    calls = []
+    for block in model.decoder.block:
+        block.layer[1].EncDecAttention.k.register_forward_hook(lambda m, a, o: calls.append(a[0].shape[1]))
+    encoded = []
+    model.encoder.register_forward_hook(lambda m, a, o: encoded.append(1))
+    with torch.no_grad():
+        model.generate(torch.randint(2, 24, (1, 50)), max_new_tokens=6, min_new_tokens=6, do_sample=False)
+    assert encoded == [1]  # the encoder runs once
+    assert calls == [50] * len(model.decoder.block)  # cross-attention keys: computed once, then cached
