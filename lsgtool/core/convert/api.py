@@ -33,7 +33,7 @@ def _transformers_class(name: str):
     return cls
 
 
-def _not_found(source: str, exc: Exception) -> UsageError:
+def _not_found(source: str) -> UsageError:
     offline = os.environ.get("HF_HUB_OFFLINE") == "1"
     from huggingface_hub.constants import HF_HUB_CACHE
 
@@ -71,8 +71,8 @@ def load_source(source, architecture: str | None = None, trust_remote_code: bool
         raise UsageError(f"'{source}' is not a model folder: it has no config.json.", "pass a folder written by save_pretrained.")
     try:
         config = AutoConfig.from_pretrained(source, trust_remote_code=trust_remote_code)
-    except OSError as exc:
-        raise _not_found(source, exc) from None
+    except OSError:
+        raise _not_found(source) from None
     except ValueError as exc:
         raise UsageError(f"cannot read the configuration of '{source}': {exc}".splitlines()[0]) from None
     if getattr(config, "base_model_type", None):  # an lsgtool-converted folder: convert its base model again

@@ -16,7 +16,7 @@ from lsgtool.core.lsg.attention import lsg_attention
 NAME = "lsg"
 
 
-def _keep_mask(attention_mask, batch: int, length: int, device) -> torch.Tensor | None:
+def _keep_mask(attention_mask, device) -> torch.Tensor | None:
     """The (B, K) keep-mask from whatever the model passed (2-D mask, 4-D additive or boolean mask)."""
     if attention_mask is None:
         return None
@@ -30,7 +30,7 @@ def lsg_attention_forward(module, query, key, value, attention_mask, dropout=0.0
     """transformers attention-interface function: returns ((B, Q, H, D) output, None)."""
     B, H, Q, D = query.shape
     K = key.shape[2]
-    keep = _keep_mask(attention_mask, B, K, query.device)
+    keep = _keep_mask(attention_mask, query.device)
     config = getattr(module, "lsg_config", None)
     if config is not None and Q == K:
         G = config.num_global_tokens

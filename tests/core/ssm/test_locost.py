@@ -219,3 +219,29 @@ def test_generation_projects_the_encoder_output_once_per_layer():
         model.generate(torch.randint(2, 24, (1, 50)), max_new_tokens=6, min_new_tokens=6, do_sample=False)
     assert encoded == [1]  # the encoder runs once
     assert calls == [50] * len(model.decoder.block)  # cross-attention keys: computed once, then cached
+
+
+def test_a_plugin_ssm_variant_is_usable_by_name():
+    from lsgtool.core.ssm.kernels import S4DKernel
+    from lsgtool.plugins import hookimpl
+    from lsgtool.plugins.manager import make_plugin_manager, set_default_plugin_manager
+
+    built = []
+
+    class _SlowKernels:
+        @hookimpl
+        def register_ssm_variants(self, register):
+            def slow(H, N, channels=2, **options):
+                built.append((H, N, channels))
+                return S4DKernel(H, N, channels, dt_min=1e-4, dt_max=1e-3)
+
+            register("s4d_slow", slow)
+
+    pm = make_plugin_manager(load_installed=False)
+    pm.register(_SlowKernels(), name="lsgtool-slow")
+    set_default_plugin_manager(pm)
+    model = LocostModel(_config(ssm_variant="s4d_slow")).eval()
+    assert built == [(32, 8, 2), (32, 8, 2)]
+    assert model.encoder.block[0].layer[0].ssm_layer.kernel.log_dt.exp().max() <= 1e-3
+    with torch.no_grad():
+        assert torch.isfinite(model(input_ids=torch.randint(2, 24, (1, 20)), decoder_input_ids=torch.zeros(1, 1, dtype=torch.long)).last_hidden_state).all()
