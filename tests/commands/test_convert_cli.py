@@ -94,4 +94,4 @@ def test_minilm_preset_is_the_embedded_default(app, runner, tmp_path):
     assert summary["checks"]["passed"] and summary["architecture"] == "LSGBertModel"
     listing = json.loads(runner.invoke(app, ["plugins", "--json"]).stdout)
     builtin = next(p for p in listing["plugins"] if p["name"] == "lsgtool.plugins.builtins")
-    assert builtin["registers"]["presets"] == ["minilm"] and "bert" in builtin["registers"]["architectures"]
+    assert "minilm" in builtin["registers"]["presets"] and "bert" in builtin["registers"]["architectures"]
