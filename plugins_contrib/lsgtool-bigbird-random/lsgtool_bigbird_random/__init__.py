@@ -8,14 +8,15 @@ Legend: B batch, H heads, n padded length, D head dim, S block size, f sparsity 
 
 from __future__ import annotations
 
-import torch
-
-from lsgtool import SparseInputs, SparseTokens
 from lsgtool.plugins import hookimpl
 
 
-def random_block_selector(x: SparseInputs) -> SparseTokens:
-    """Per head and block, one random sub-block of S/f consecutive tokens."""
+def random_block_selector(x):
+    """Per head and block, one random sub-block of S/f consecutive tokens (``SparseInputs -> SparseTokens``)."""
+    import torch  # here, not at import: loading the plugin must not slow `lsgtool --help`
+
+    from lsgtool import SparseTokens
+
     B, H, n, D = x.key.shape
     S, f = x.config.block_size, x.config.sparsity_factor
     width = S // f
