@@ -113,8 +113,8 @@ def _blocked_attention(q, k, v, keep, sparse, kg, vg, keep_g, config, is_causal,
     masks = _key_windows(keep[:, None].expand(B, heads, -1), sparse_mask, *args)
     K = G + sum(part.shape[3] for part in keys)
     causal = _causal_block_pattern(S, K).to(q.device) if is_causal else None
-    # per block: gathered keys and values, plus (causal) a query-by-key mask as large as the scores
-    per_block = B * H * K * (2 * D + (S if is_causal else 0)) * q.element_size()
+    # per block: gathered keys and values, plus (causal) a query-by-key mask per mask head
+    per_block = B * K * (2 * H * D + (heads * S if is_causal else 0)) * q.element_size()
     chunk = max(1, min(nb, CHUNK_BYTES // per_block))
     reuse = not (torch.is_grad_enabled() and any(t.requires_grad for t in (q, k, v, kg, vg)))
     k_buf, v_buf = (q.new_empty(B * H * chunk * K * D) for _ in range(2)) if reuse else (None, None)
@@ -123,14 +123,16 @@ def _blocked_attention(q, k, v, keep, sparse, kg, vg, keep_g, config, is_causal,
     for start in range(0, nb, chunk):
         c = min(chunk, nb - start)
         blocks = slice(start, start + c)
-        kc = _cat([kg[:, :, None].expand(B, H, c, G, D)] + [w[:, :, blocks] for w in keys], k_buf)
-        vc = _cat([vg[:, :, None].expand(B, H, c, G, D)] + [w[:, :, blocks] for w in values], v_buf)
-        allowed = torch.cat([keep_g[:, None, None].expand(B, heads, c, G)] + [w[:, :, blocks] for w in masks], dim=3)
-        allowed = allowed.unsqueeze(3) if causal is None else allowed.unsqueeze(3) & causal  # (B h c 1|S K)
-        mask = _additive(allowed, q.dtype).expand(B, H, c, -1, K).reshape(B, H * c, -1, K)
-        qc = q[:, :, start * S : (start + c) * S].reshape(B, H * c, S, D)
-        o = F.scaled_dot_product_attention(qc.contiguous(), kc.view(B, H * c, K, D), vc.view(B, H * c, K, D), mask,
-                                           dropout_p, scale=scale).reshape(B, H, c * S, D)
+        # blocks become the batch and heads stay heads, so a mask shared by all heads broadcasts
+        kc = _cat([kg[:, None].expand(B, c, H, G, D)] + [w[:, :, blocks].transpose(1, 2) for w in keys], k_buf)
+        vc = _cat([vg[:, None].expand(B, c, H, G, D)] + [w[:, :, blocks].transpose(1, 2) for w in values], v_buf)
+        allowed = torch.cat([keep_g[:, None, None].expand(B, c, heads, G)] + [w[:, :, blocks].transpose(1, 2) for w in masks], dim=3)
+        allowed = allowed.unsqueeze(3) if causal is None else allowed.unsqueeze(3) & causal  # (B c h 1|S K)
+        mask = _additive(allowed, q.dtype).reshape(B * c, heads, -1, K)
+        qc = q[:, :, start * S : (start + c) * S].reshape(B, H, c, S, D).transpose(1, 2).reshape(B * c, H, S, D)
+        o = F.scaled_dot_product_attention(qc, kc.view(B * c, H, K, D), vc.view(B * c, H, K, D), mask, dropout_p,
+                                           scale=scale)
+        o = o.reshape(B, c, H, S, D).transpose(1, 2).reshape(B, H, c * S, D)
         if out is not None:
             out[:, :, start * S : (start + c) * S] = o
         else:
