@@ -43,8 +43,11 @@ def none_selector(x: SparseInputs) -> None:
     return None
 
 
-def _gather(x: SparseInputs, idx: Tensor) -> SparseTokens:
-    """Pick tokens by index; ``idx`` is (B or 1, H, r)."""
+def gather_tokens(x: SparseInputs, idx: Tensor) -> SparseTokens:
+    """Reduced tokens picked by position: ``idx`` is (B or 1, H, r) indices into the padded sequence.
+
+    The building block of index-based selectors (stride, block_stride, norm, plugins' own).
+    """
     B, H, n, D = x.key.shape
     idx = idx.expand(B, H, -1)
     gather_idx = idx.unsqueeze(-1).expand(-1, -1, -1, D)
@@ -57,7 +60,7 @@ def stride_selector(x: SparseInputs) -> SparseTokens:
     B, H, n, D = x.key.shape
     f = x.config.sparsity_factor
     idx = torch.arange(0, n, f, device=x.key.device) + (torch.arange(H, device=x.key.device) % f)[:, None]
-    return _gather(x, idx.unsqueeze(0))
+    return gather_tokens(x, idx.unsqueeze(0))
 
 
 def block_stride_selector(x: SparseInputs) -> SparseTokens:
@@ -69,7 +72,7 @@ def block_stride_selector(x: SparseInputs) -> SparseTokens:
     offsets = (torch.arange(H, device=device)[:, None] * width + torch.arange(width, device=device)) % S
     starts = torch.arange(0, n, S, device=device)
     idx = (starts[None, :, None] + offsets[:, None, :]).reshape(H, -1)  # (H n/f)
-    return _gather(x, idx.unsqueeze(0))
+    return gather_tokens(x, idx.unsqueeze(0))
 
 
 def norm_selector(x: SparseInputs) -> SparseTokens:
@@ -81,7 +84,7 @@ def norm_selector(x: SparseInputs) -> SparseTokens:
         norms = x.key.detach().norm(dim=-1).masked_fill(~x.mask.unsqueeze(1), -1.0)
         idx = norms.view(B, H, n // s, s).topk(k, dim=-1, sorted=False).indices  # (B H n/s k)
         idx = (idx + torch.arange(0, n, s, device=x.key.device)[:, None]).reshape(B, H, -1)
-    return _gather(x, idx)
+    return gather_tokens(x, idx)
 
 
 def _group_mean(t: Tensor, weights: Tensor, f: int) -> Tensor:

@@ -15,7 +15,7 @@ def random_block_selector(x):
     """Per head and block, one random sub-block of S/f consecutive tokens (``SparseInputs -> SparseTokens``)."""
     import torch  # here, not at import: loading the plugin must not slow `lsgtool --help`
 
-    from lsgtool import SparseTokens
+    from lsgtool.core.lsg.selectors import gather_tokens
 
     B, H, n, D = x.key.shape
     S, f = x.config.block_size, x.config.sparsity_factor
@@ -23,10 +23,7 @@ def random_block_selector(x):
     choice = torch.randint(f, (H, n // S), generator=x.generator).to(x.key.device)  # (H n/S)
     starts = torch.arange(0, n, S, device=x.key.device) + choice * width
     idx = (starts[..., None] + torch.arange(width, device=x.key.device)).reshape(1, H, n // f)
-    idx = idx.expand(B, H, -1)
-    gather = idx.unsqueeze(-1).expand(-1, -1, -1, D)
-    mask = x.mask.unsqueeze(1).expand(B, H, n).gather(2, idx)
-    return SparseTokens(x.key.gather(2, gather), x.value.gather(2, gather), mask)
+    return gather_tokens(x, idx)
 
 
 @hookimpl
