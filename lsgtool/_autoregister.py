@@ -17,12 +17,16 @@ MODULES = ("lsgtool.core.convert.auto", "lsgtool.core.ssm.locost")  # each regis
 
 def _register() -> None:
     import importlib
+    import warnings
 
     for name in MODULES:
         module = sys.modules.get(name)
         if module is not None and getattr(module.__spec__, "_initializing", False):
             continue  # this module's own import pulled transformers in; it registers at its end
-        importlib.import_module(name)
+        try:
+            importlib.import_module(name)
+        except Exception as exc:  # never break the user's `import transformers`
+            warnings.warn(f"lsgtool could not register its model types with transformers: {exc}", stacklevel=2)
 
 
 class _AfterTransformers(importlib.abc.MetaPathFinder):
