@@ -6,17 +6,7 @@ import json
 import subprocess
 import sys
 
-
-def reset_peak_rss() -> float:
-    """Reset the kernel's peak-RSS mark (VmHWM) to the current RSS and return it, in MB."""
-    with open("/proc/self/clear_refs", "w") as handle:
-        handle.write("5")
-    return peak_rss_mb()
-
-
-def peak_rss_mb() -> float:
-    with open("/proc/self/status") as handle:
-        return next(int(line.split()[1]) for line in handle if line.startswith("VmHWM")) / 1024
+from lsgtool.core.profile.memory import peak_rss_mb, reset_peak_rss  # noqa: F401  (re-exported for the scripts)
 
 
 def run_point(script: str, args: list[str], timeout: float) -> dict:

@@ -10,6 +10,8 @@ __all__ = ["AppState", "state"]
 def register_commands(register):
     from lsgtool.commands.convert import convert_command
     from lsgtool.commands.plugins import plugins_command
+    from lsgtool.commands.profile import profile_command
 
     register("convert", convert_command)
+    register("profile", profile_command)
     register("plugins", plugins_command)
