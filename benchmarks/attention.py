@@ -46,28 +46,11 @@ def build(variant: str, length: int, device: str):
             return lsg_attention(q, k, v, config=config)
 
         return run
-    if variant == "longformer":
-        from transformers import LongformerConfig
-        from transformers.models.longformer.modeling_longformer import LongformerSelfAttention
+    if variant in ("longformer", "bigbird"):  # the same peers `lsgtool profile` measures
+        from lsgtool.core.profile.variants import Setup, mixer
 
-        config = LongformerConfig(hidden_size=HIDDEN, num_attention_heads=HEADS, attention_window=[512],
-                                  attention_probs_dropout_prob=0.0)
-        layer = LongformerSelfAttention(config, layer_id=0).to(device).eval()
-        mask = torch.zeros(1, length, device=device)
-        mask[:, 0] = 1  # one global token, like LSG's
-        return lambda: layer(x, attention_mask=mask, is_index_masked=mask < 0, is_index_global_attn=mask > 0,
-                             is_global_attn=True)[0]
-    if variant == "bigbird":
-        from transformers import BigBirdConfig, BigBirdModel
-        from transformers.models.big_bird.modeling_big_bird import BigBirdBlockSparseAttention
-
-        config = BigBirdConfig(hidden_size=HIDDEN, num_attention_heads=HEADS, block_size=64, num_random_blocks=3,
-                               attention_type="block_sparse", max_position_embeddings=length)
-        layer = BigBirdBlockSparseAttention(config, seed=0).to(device).eval()
-        masks = BigBirdModel.create_masks_for_block_sparse_attn(torch.ones(1, length, device=device), 64)
-        blocked, band, from_mask, to_mask = masks
-        return lambda: layer(x, band_mask=band, from_mask=from_mask, to_mask=to_mask,
-                             from_blocked_mask=blocked, to_blocked_mask=blocked)[0]
+        layer = mixer(variant, Setup(hidden=HIDDEN, heads=HEADS)).to(device).eval()
+        return lambda: layer(x)
     raise ValueError(f"unknown variant {variant!r}; choose from {', '.join(VARIANTS)}")
 
 

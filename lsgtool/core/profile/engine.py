@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import math
 import subprocess
 import sys
 from dataclasses import asdict, dataclass
@@ -101,7 +100,3 @@ def summarise(points: list[Point], baseline: str) -> dict[str, dict]:
         }
     return out
 
-
-def ratio(point: Point, base: Point | None, field: str) -> float | None:
-    mine, theirs = getattr(point, field), getattr(base, field, None) if base else None
-    return theirs / mine if mine and theirs and not math.isclose(mine, 0) else None

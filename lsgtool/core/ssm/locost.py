@@ -12,7 +12,6 @@ from __future__ import annotations
 import copy
 
 import torch
-import torch.nn.functional as F
 from torch import Tensor, nn
 from transformers import T5Config
 from transformers.modeling_outputs import BaseModelOutput

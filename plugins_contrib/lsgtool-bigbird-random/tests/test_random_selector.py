@@ -59,7 +59,7 @@ def test_attention_with_random_selector_matches_dense_reference(pm, is_causal):
     mask = torch.ones(2, L, dtype=torch.bool)
     mask[1, -6:] = False
     out = lsg_attention(q, k, v, mask, config=config, is_causal=is_causal)
-    n, pad = L - 1, -(L - 1) % 4
+    pad = -(L - 1) % 4
     qp, kp, vp = (F.pad(t[:, :, 1:], (0, 0, 0, pad)) for t in (q, k, v))
     keep = F.pad(mask[:, 1:], (0, pad), value=False)
     sparse = lsgtool_bigbird_random.random_block_selector(

@@ -13,6 +13,7 @@ from rich.table import Table
 
 from lsgtool.commands import state
 from lsgtool.commands._common import JsonOption, emit
+from lsgtool.core.profile.memory import available_mb
 from lsgtool.plugins import hookimpl
 
 
@@ -21,21 +22,6 @@ def _version(dist: str) -> str:
         return metadata.version(dist)
     except metadata.PackageNotFoundError:
         return "not installed"
-
-
-def available_memory_bytes() -> int | None:
-    """MemAvailable from /proc/meminfo (Linux), else total physical memory, else None."""
-    try:
-        with open("/proc/meminfo", encoding="ascii") as handle:
-            for line in handle:
-                if line.startswith("MemAvailable:"):
-                    return int(line.split()[1]) * 1024
-    except OSError:
-        pass
-    try:
-        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
-    except (ValueError, OSError, AttributeError):
-        return None
 
 
 def collect(pm) -> dict[str, Any]:
@@ -51,7 +37,7 @@ def collect(pm) -> dict[str, Any]:
         "bf16_supported": bool(cuda and torch.cuda.is_bf16_supported()),
         "threads": torch.get_num_threads(),
         "cpu_count": os.cpu_count(),
-        "available_memory_gib": round(m / 2**30, 2) if (m := available_memory_bytes()) else None,
+        "available_memory_gib": round(available_mb("cpu") / 1024, 2),
         "plugins": sorted(name for name, _ in pm.list_name_plugin()),
         "plugin_failures": [f"{f.name}: {f.reason}" for f in pm.failures],
     }
