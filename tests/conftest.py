@@ -1,6 +1,11 @@
+import os
+
 import pytest
 
-from lsgtool.plugins import manager
+# before anything imports huggingface_hub, which reads it once: tests never reach for the network
+os.environ["HF_HUB_OFFLINE"] = "1"
+
+from lsgtool.plugins import manager  # noqa: E402
 
 
 @pytest.fixture(autouse=True)
