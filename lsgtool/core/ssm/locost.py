@@ -24,7 +24,7 @@ from transformers.models.t5.modeling_t5 import (
     T5Stack,
 )
 
-from lsgtool.core.ssm.bissm import bissm_fft
+from lsgtool.core.ssm.mixer import S4D
 
 CHANNEL_CHUNK = 64
 
@@ -51,45 +51,6 @@ class LocostConfig(T5Config):
                          feed_forward_proj=feed_forward_proj, **kwargs)
         if d_model % num_ssm_heads:
             raise ValueError(f"d_model ({d_model}) must be divisible by num_ssm_heads ({num_ssm_heads}).")
-
-
-class S4D(nn.Module):
-    """Gated bidirectional SSM token mixing: W_o((BiSSM(V) + D V) ⊙ Q), as the authors' ``S4D``."""
-
-    def __init__(self, config: LocostConfig):
-        super().__init__()
-        from lsgtool.plugins.manager import get_registry
-
-        E = config.d_model
-        self.H = E // config.num_ssm_heads
-        self.gating = config.gating
-        if config.gating:
-            self.q_proj = nn.Linear(E, E)
-        self.k_proj = nn.Linear(E, E)
-        variant = get_registry("ssm_variants").require(config.ssm_variant)
-        self.kernel = variant(self.H, config.d_state, channels=2 if config.bidirectional else 1,
-                              dt_min=config.dt_min, dt_max=config.dt_max)
-        self.D = nn.Parameter(torch.randn(self.H))
-        self.output_linear = nn.Linear(E, E)
-
-    def mix(self, v: Tensor, channels: slice = slice(None)) -> Tensor:
-        """BiSSM of v (B L e) over model channels ``channels`` -> (B L e)."""
-        E, L = self.k_proj.out_features, v.shape[1]
-        if self.H == E:
-            kernel, D = self.kernel(L, channels), self.D[channels]
-        else:  # kernels shared across SSM heads: model channel c uses kernel c mod H
-            repeat = E // self.H
-            kernel, D = self.kernel(L).repeat(1, repeat, 1)[:, channels], self.D.repeat(repeat)[channels]
-        return bissm_fft(v.transpose(1, 2), kernel, D).transpose(1, 2)
-
-    def forward(self, u: Tensor, attention_mask: Tensor | None = None) -> Tensor:
-        v = self.k_proj(u)
-        if attention_mask is not None:  # padding must not leak into real positions (k_proj has a bias)
-            v = v * attention_mask[..., None].to(v.dtype)
-        y = self.mix(v)
-        if self.gating:
-            y = y * self.q_proj(u)
-        return self.output_linear(y)
 
 
 class LocostLayerSSM(nn.Module):
