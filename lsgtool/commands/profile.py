@@ -1,4 +1,4 @@
-"""``lsgtool profile``: time and peak memory of attention / SSM variants across lengths, beside the peers."""
+"""``lsgtool profile``: time and peak memory of attention / SSM variants and whole models across lengths."""
 
 from __future__ import annotations
 
@@ -6,71 +6,203 @@ from pathlib import Path
 from typing import Annotated, Any, Optional
 
 import typer
-from rich.console import Console
+from rich.console import Console, Group
+from rich.live import Live
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from lsgtool.commands._common import JsonOption, emit, state, stderr
 
-DEFAULT_VARIANTS = "full,lsg-norm,locost-s4d_lin,longformer,bigbird"
+DEFAULT_VARIANTS = "full,lsg-norm,locost,longformer,bigbird,longt5,led"
+QUICK = {"lengths": "512,2k", "hidden": 64, "heads": 4, "block": 32}
+FIND_MAX_LENGTHS = "1k..1m"
 
 
 def profile_command(
     ctx: typer.Context,
-    lengths: Annotated[str, typer.Option(help="Lengths: 1k..16k (doubling), 1k..64k:x4, 1k,4k or 4096.")] = "1k..16k",
-    variants: Annotated[str, typer.Option(help="Comma list; `lsgtool plugins` lists selectors/SSM variants.")] = DEFAULT_VARIANTS,
-    level: Annotated[str, typer.Option(help="attention (token mixing only) or encoder (blocks with FFN).")] = "attention",
+    lengths: Annotated[Optional[str], typer.Option(
+        help="Lengths: 1k..16k (doubling), 1k..64k:x4, 1k,4k or 4096 [default: 1k..16k; with --find-max the "
+             "range searched, 1k..1m].")] = None,
+    variants: Annotated[Optional[str], typer.Option(
+        help=f"Comma list [default: {DEFAULT_VARIANTS}; with --model: model,full]. `lsgtool plugins` lists "
+             "selectors and SSM variants.")] = None,
+    level: Annotated[str, typer.Option(help="attention (token mixing only), layer (one block with FFN) or encoder "
+                                            "(--layers blocks).")] = "attention",
     mode: Annotated[str, typer.Option(help="inference, or train (forward + backward + AdamW step).")] = "inference",
     hidden: Annotated[int, typer.Option(help="Model width.")] = 768,
     heads: Annotated[int, typer.Option(help="Attention heads.")] = 12,
-    layers: Annotated[int, typer.Option(help="Blocks at encoder level.")] = 1,
+    layers: Annotated[int, typer.Option(help="Blocks at encoder level.")] = 4,
+    block_size: Annotated[Optional[int], typer.Option(
+        help="LSG block size of lsg-* variants (synthetic, or a model converted for the profile) [default: 128; "
+             "--quick: 32].")] = None,
+    sparsity_factor: Annotated[int, typer.Option(help="LSG sparsity factor of lsg-* variants.")] = 4,
+    model: Annotated[Optional[str], typer.Option(
+        "--model", help="Profile a whole model instead: a converted folder, a model to convert, a LOCOST folder, "
+                        "or a preset (`lsgtool plugins` lists them).")] = None,
     batch: Annotated[int, typer.Option(help="Batch size.")] = 1,
     device: Annotated[str, typer.Option(help="cpu or cuda.")] = "cpu",
     dtype: Annotated[str, typer.Option(help="float32, bfloat16 or float16.")] = "float32",
+    threads: Annotated[Optional[int], typer.Option(help="CPU threads per point [default: torch's, all cores].")] = None,
     repeats: Annotated[int, typer.Option(help="Timed runs per point after a warm-up (median reported).")] = 3,
     budget: Annotated[float, typer.Option(help="Seconds one point may take before it is abandoned.")] = 120.0,
-    memory_limit: Annotated[Optional[float], typer.Option(help="MB a point may use (default: available).")] = None,
-    baseline: Annotated[str, typer.Option(help="Variant the ratios and crossovers compare with.")] = "full",
-    out: Annotated[Path, typer.Option(help="Folder for results.json, results.csv, time.png, memory.png.")] = Path("profile-out"),
-    quick: Annotated[bool, typer.Option(help="A small, fast run (under a minute): 512..2k, width 64.")] = False,
+    memory_limit: Annotated[Optional[float], typer.Option(
+        help="MB a point may use; passing it ends the point [default: the memory available at the start].")] = None,
+    find_max: Annotated[bool, typer.Option(
+        "--find-max", help="For each variant, bisect for the longest length that fits in the memory limit.")] = False,
+    baseline: Annotated[Optional[str], typer.Option(
+        help="Variant the ratios and crossovers compare with [default: full].")] = None,
+    out: Annotated[Path, typer.Option(help="Folder for results.json, results.csv and the PNG plots.")] = Path("profile-out"),
+    quick: Annotated[bool, typer.Option(help="A small, fast run (under a minute): 512 and 2k tokens, width 64.")] = False,
     as_json: JsonOption = False,
 ) -> None:
     """Measure time and peak memory across lengths, one fresh process per point; table, JSON, CSV and plots."""
     from lsgtool.core.errors import UsageError
     from lsgtool.core.profile import parse_lengths
-    from lsgtool.core.profile.engine import Plan, run, summarise
-    from lsgtool.core.profile.report import write
-    from lsgtool.core.profile.variants import Setup, check_variants
+    from lsgtool.core.profile.engine import Plan
+    from lsgtool.core.profile.variants import LEVELS, Setup, check_variants
 
+    pm = state(ctx).pm
     if quick:
-        lengths, hidden, heads, repeats = "512..2k", 64, 4, 3
-    for name, value, allowed in (("level", level, ("attention", "encoder")), ("mode", mode, ("inference", "train")),
+        lengths, hidden, heads = lengths or QUICK["lengths"], QUICK["hidden"], QUICK["heads"]
+    block = block_size or (QUICK["block"] if quick else 128)
+    for name, value, allowed in (("level", level, LEVELS), ("mode", mode, ("inference", "train")),
                                  ("device", device, ("cpu", "cuda")), ("dtype", dtype, ("float32", "bfloat16", "float16"))):
         if value not in allowed:
             raise UsageError(f"--{name} {value!r} is not one of: {', '.join(allowed)}.")
+    for name, value, least in (("hidden", hidden, 1), ("heads", heads, 1), ("layers", layers, 1), ("batch", batch, 1),
+                               ("repeats", repeats, 1), ("threads", threads or 1, 1), ("block-size", block, 1),
+                               ("sparsity-factor", sparsity_factor, 1)):
+        if value < least:
+            raise UsageError(f"--{name} {value} must be at least {least}.")
+    if budget <= 0 or (memory_limit is not None and memory_limit <= 0):
+        raise UsageError("--budget and --memory-limit must be positive.")
     if hidden % heads:
         raise UsageError(f"--hidden {hidden} must be divisible by --heads {heads}.")
-    names = check_variants([v.strip() for v in variants.split(",") if v.strip()], state(ctx).pm)
+    if device == "cuda":
+        import torch
+
+        if not torch.cuda.is_available():
+            raise UsageError("--device cuda, but torch sees no CUDA device here.", "use --device cpu.")
+    target = None
+    if model is not None:
+        from lsgtool.core.profile.models import check_model_variants, resolve_model
+        from lsgtool.plugins.manager import get_registry
+
+        target = resolve_model(model, pm)
+        names = [v.strip() for v in variants.split(",") if v.strip()] if variants else target.default_variants
+        names = check_model_variants(target, names, list(get_registry("sparse_selectors", pm)))
+    else:
+        names = check_variants([v.strip() for v in (variants or DEFAULT_VARIANTS).split(",") if v.strip()], pm)
+    if not names:
+        raise UsageError("--variants is empty.", "name at least one variant.")
+    baseline = baseline or ("full" if "full" in names else names[0])
     if baseline not in names:
         raise UsageError(f"--baseline {baseline!r} is not among the profiled variants.", f"variants: {', '.join(names)}.")
-    plan = Plan(parse_lengths(lengths), names, Setup(hidden, heads, layers, level, batch, block=128 if not quick else 32),
-                mode, device, dtype, repeats, budget, memory_limit)
-    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                  console=stderr(), transient=True, disable=as_json) as progress:
-        task = progress.add_task("profiling", total=len(plan.lengths) * len(names))
-        points = run(plan, lambda p: progress.update(task, advance=1, description=f"{p.variant} @ {p.length}"))
-    summary = summarise(points, baseline)
-    meta = {"level": level, "mode": mode, "device": device, "dtype": dtype, "hidden": hidden, "heads": heads,
-            "layers": layers, "batch": batch, "baseline": baseline, "threads": next((p.threads for p in points if p.threads), None)}
+    plan = Plan(parse_lengths(lengths or (FIND_MAX_LENGTHS if find_max else "1k..16k")), names,
+                Setup(hidden, heads, layers, level, batch, block, sparsity_factor), mode, device, dtype, repeats, budget,
+                memory_limit, threads, None if target is None else vars(target))
+    meta = {"level": "model" if target else level, "model": model, "mode": mode, "device": device, "dtype": dtype,
+            "hidden": hidden, "heads": heads, "layers": layers if level == "encoder" else 1, "batch": batch,
+            "block_size": block, "sparsity_factor": sparsity_factor,
+            "baseline": baseline, "repeats": repeats, "budget_s": budget, "memory_limit_mb": plan.limit_mb()}
+    if find_max:
+        _find_max(plan, meta, out, as_json)
+    else:
+        _profile(plan, meta, out, as_json)
+
+
+class _LiveView:
+    """What a person watches while points are measured: the rows so far, the point running, a progress bar."""
+
+    def __init__(self, title: str, total: int):
+        self.title, self.rows, self.running = title, [], ""
+        self.progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
+        self.task = self.progress.add_task("starting", total=total)
+
+    def start(self, point) -> None:
+        self.progress.update(self.task, description=f"measuring {point.variant} @ {point.length}")
+
+    def done(self, point) -> None:
+        self.rows.append(point)
+        self.progress.update(self.task, advance=1)
+
+    def __rich__(self):
+        table = Table(title=self.title, title_justify="left")
+        for column in ("variant", "length", "time s", "tokens/s", "peak MB"):
+            table.add_column(column, justify="right")
+        for p in self.rows[-12:]:
+            if p.error:
+                table.add_row(p.variant, str(p.length), f"[dim]{p.error}[/dim]", "", "")
+            else:
+                table.add_row(p.variant, str(p.length), f"{p.time_s:.4f}", f"{p.tokens_per_s:.0f}", f"{p.peak_mb:.0f}")
+        return Group(table, self.progress)
+
+
+def _live(total: int, title: str, as_json: bool):
+    view = _LiveView(title, total)
+    console = stderr()
+    live = Live(view, console=console, transient=True, refresh_per_second=4,
+                redirect_stdout=False, redirect_stderr=False) if not as_json and console.is_terminal else None
+    return view, live
+
+
+def _measure(live, work):
+    if live is None:
+        return work()
+    with live:
+        return work()
+
+
+def _title(plan, meta) -> str:
+    return (f"lsgtool profile — {meta['model'] or meta['level']}, {plan.mode}, {plan.device} {plan.dtype}, "
+            f"{plan.threads or 'default'} threads")
+
+
+def _profile(plan, meta: dict, out: Path, as_json: bool) -> None:
+    from lsgtool.core.profile.engine import run, summarise
+    from lsgtool.core.profile.report import write
+
+    view, live = _live(len(plan.lengths) * len(plan.variants), _title(plan, meta), as_json)
+    points = _measure(live, lambda: run(plan, view.done, view.start))
+    summary = summarise(points, meta["baseline"])
+    meta["threads"] = next((p.threads for p in points if p.threads), None)
     files = write(points, summary, meta, out)
     emit({"meta": meta, "points": [vars(p) for p in points], "summary": summary, "files": [str(f) for f in files]},
          as_json, _render)
 
 
+def _find_max(plan, meta: dict, out: Path, as_json: bool) -> None:
+    from lsgtool.core.profile.engine import find_max
+    from lsgtool.core.profile.report import write_longest
+
+    # a bisection's probe count is not known in advance: the bar counts variants
+    view, live = _live(len(plan.variants), _title(plan, meta) + f"; longest within {meta['memory_limit_mb']:.0f} MB",
+                       as_json)
+
+    def search():
+        found = []
+        for variant in plan.variants:
+            found.append(find_max(plan, variant, view.rows.append, view.start))
+            view.progress.update(view.task, advance=1)
+        return found
+
+    found = _measure(live, search)
+    meta["threads"] = next((p.threads for f in found for p in f.probes if p.threads), None)
+    files = write_longest(found, meta, out)
+    longest = [{"variant": f.variant, "length": f.length, "peak_mb": f.point.peak_mb if f.point else None,
+                "time_s": f.point.time_s if f.point else None, "limited_by": f.limited_by,
+                "probes": [vars(p) for p in f.probes]} for f in found]
+    emit({"meta": meta, "longest": longest, "files": [str(f) for f in files]}, as_json, _render_longest)
+
+
+def _fmt(value, spec: str = ".2f") -> str:
+    return "-" if value is None else format(value, spec)
+
+
 def _render(console: Console, data: dict[str, Any]) -> None:
     meta, summary = data["meta"], data["summary"]
-    table = Table(title=f"lsgtool profile — {meta['level']}, {meta['mode']}, {meta['device']} {meta['dtype']}, "
-                        f"{meta['threads']} threads; ratios vs {meta['baseline']}")
+    table = Table(title=f"lsgtool profile — {meta['model'] or meta['level']}, {meta['mode']}, {meta['device']} "
+                        f"{meta['dtype']}, {meta['threads']} threads; ratios vs {meta['baseline']}")
     for column in ("variant", "length", "time s", "tokens/s", "peak MB", "speed vs base", "memory vs base"):
         table.add_column(column, justify="right")
     base = {p["length"]: p for p in data["points"] if p["variant"] == meta["baseline"]}
@@ -88,7 +220,19 @@ def _render(console: Console, data: dict[str, Any]) -> None:
     for column in ("variant", "time exponent", "memory exponent", "faster than baseline from"):
         scaling.add_column(column, justify="right")
     for variant, s in summary.items():
-        fmt = lambda v: "-" if v is None else f"{v:.2f}"  # noqa: E731
-        scaling.add_row(variant, fmt(s["time_exponent"]), fmt(s["memory_exponent"]), str(s["crossover"] or "-"))
+        scaling.add_row(variant, _fmt(s["time_exponent"]), _fmt(s["memory_exponent"]), str(s["crossover"] or "-"))
     console.print(scaling)
+    console.print(f"written: {', '.join(data['files'])}", markup=False)
+
+
+def _render_longest(console: Console, data: dict[str, Any]) -> None:
+    meta = data["meta"]
+    table = Table(title=f"longest input within {meta['memory_limit_mb']:.0f} MB — {meta['model'] or meta['level']}, "
+                        f"{meta['mode']}, {meta['device']} {meta['dtype']}, {meta['threads']} threads")
+    for column in ("variant", "longest length", "peak MB", "time s", "stopped by", "probes"):
+        table.add_column(column, justify="right")
+    for row in data["longest"]:
+        table.add_row(row["variant"], _fmt(row["length"], "d"), _fmt(row["peak_mb"], ".0f"), _fmt(row["time_s"], ".3f"),
+                      row["limited_by"], str(len(row["probes"])))
+    console.print(table)
     console.print(f"written: {', '.join(data['files'])}", markup=False)

@@ -1,4 +1,5 @@
-"""`lsgtool profile` end to end on tiny sizes: table, JSON, CSV, PNG; budget and memory guard; plugin variants."""
+"""`lsgtool profile` end to end on tiny sizes: table, JSON, CSV, PNG; budget and memory guard; plugin variants;
+levels and peers; --model; --find-max."""
 
 import json
 
@@ -33,15 +34,15 @@ def test_tiny_run_writes_table_json_csv_and_plots(app, runner, tmp_path):
     assert table.exit_code == 0 and "time exponent" in table.stdout and "lsg-norm" in table.stdout
 
 
-def test_budget_and_memory_guard_skip_longer_lengths(app, runner, tmp_path):
+def test_budget_and_memory_limit_skip_longer_lengths(app, runner, tmp_path):
     over = runner.invoke(app, ["profile", "--lengths", "256,512", "--variants", "full", *TINY, "--budget", "0.01",
                                "--out", str(tmp_path / "a"), "--json"])
     errors = [p["error"] for p in json.loads(over.stdout)["points"]]
     assert errors == ["over the 0.01 s budget", "skipped: over the 0.01 s budget at 256"]
-    guarded = runner.invoke(app, ["profile", "--lengths", "256,2k", "--variants", "full", *TINY, "--memory-limit", "0.5",
+    limited = runner.invoke(app, ["profile", "--lengths", "256,2k", "--variants", "full", *TINY, "--memory-limit", "0.5",
                                   "--out", str(tmp_path / "b"), "--json"])
-    points = json.loads(guarded.stdout)["points"]
-    assert points[0]["error"] is None and points[1]["error"].startswith("estimated ")
+    errors = [p["error"] for p in json.loads(limited.stdout)["points"]]
+    assert errors[0].startswith("over the 0.5 MB memory limit") and errors[1].startswith("skipped: over the 0.5 MB")
 
 
 class _Selector:
@@ -63,6 +64,60 @@ def test_plugin_selectors_and_ssm_variants_become_variants(runner):
     assert result.exit_code == 2 and "unknown variant 'lsg-topk'" in result.stderr and "lsg-every_other" in result.stderr
 
 
+def test_levels_peers_and_the_locost_alias(app, runner, tmp_path):
+    result = runner.invoke(app, ["profile", "--lengths", "700", "--variants", "locost,longformer,bigbird,longt5,led",
+                                 "--level", "encoder", "--layers", "2", "--mode", "train", "--threads", "1", *TINY,
+                                 "--out", str(tmp_path), "--json"])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert [p["variant"] for p in data["points"]] == ["locost-s4d_lin", "longformer", "bigbird", "longt5", "led"]
+    assert all(p["error"] is None and p["threads"] == 1 for p in data["points"]), data["points"]
+    assert data["meta"]["baseline"] == "locost-s4d_lin" and data["meta"]["layers"] == 2
+
+
+@pytest.fixture
+def converted(tmp_path, tiny_folder):
+    from lsgtool import convert, save
+
+    model, tokenizer = convert(str(tiny_folder), max_length=256, block_size=16, sparsity_factor=2)
+    return save(model, tokenizer, tmp_path / "tiny-lsg-256")
+
+
+def test_model_profiles_a_converted_folder_up_to_its_positions(app, runner, tmp_path, converted):
+    result = runner.invoke(app, ["profile", "--model", str(converted), "--lengths", "128,256,512", "--repeats", "1",
+                                 "--out", str(tmp_path / "p"), "--json"])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    points = {(p["variant"], p["length"]): p for p in data["points"]}
+    assert data["meta"]["level"] == "model" and data["meta"]["baseline"] == "full"
+    assert all(points[(v, n)]["peak_mb"] > 0 for v in ("model", "full") for n in (128, 256))
+    assert points[("model", 512)]["error"] == "longer than the model's 256 positions"
+
+
+def test_model_converts_a_source_model_per_length(app, runner, tmp_path, tiny_folder):
+    result = runner.invoke(app, ["profile", "--model", str(tiny_folder), "--variants", "lsg-stride,full,model",
+                                 "--lengths", "128", "--repeats", "1", "--out", str(tmp_path), "--json"])
+    points = {p["variant"]: p for p in json.loads(result.stdout)["points"]}
+    assert points["lsg-stride"]["error"] is None and points["full"]["error"] is None
+    assert points["model"]["error"] == "longer than the model's 64 positions"  # the unconverted BERT
+
+
+def test_find_max_stops_at_the_memory_limit(app, runner, tmp_path):
+    result = runner.invoke(app, ["profile", "--find-max", "--variants", "full", "--hidden", "256", "--heads", "4",
+                                 "--mode", "train", "--lengths", "2k..64k", "--memory-limit", "100",
+                                 "--out", str(tmp_path), "--json"])
+    assert result.exit_code == 0, result.output
+    [row] = json.loads(result.stdout)["longest"]
+    assert 2048 <= row["length"] < 65536 and row["peak_mb"] <= 100
+    assert row["limited_by"].startswith(("over the 100 MB memory limit", "estimated"))
+    longer = [p for p in row["probes"] if p["length"] > row["length"]]
+    assert longer and all(p["error"] for p in longer)  # every longer probe failed
+    assert sorted(f.name for f in tmp_path.iterdir()) == ["longest.csv", "longest.json", "longest.png"]
+    table = runner.invoke(app, ["profile", "--find-max", "--variants", "lsg-norm", *TINY, "--lengths", "1k..2k",
+                                "--out", str(tmp_path)])
+    assert table.exit_code == 0 and "top of the" in table.stdout and "2048" in table.stdout
+
+
 @pytest.mark.parametrize(
     "args, message",
     [
@@ -70,6 +125,10 @@ def test_plugin_selectors_and_ssm_variants_become_variants(runner):
         (["--level", "layerz"], "--level 'layerz' is not one of"),
         (["--baseline", "bigbird", "--variants", "full"], "--baseline 'bigbird' is not among"),
         (["--hidden", "30", "--heads", "4"], "must be divisible"),
+        (["--variants", "full,full"], "variants repeat"),
+        (["--repeats", "0"], "--repeats 0 must be at least 1"),
+        (["--model", "no-such-model-here"], "model 'no-such-model-here' not found"),
+        (["--model", "locost-base", "--variants", "lsg-norm"], "does not apply to the locost model"),
     ],
 )
 def test_bad_options_exit_2(app, runner, args, message):

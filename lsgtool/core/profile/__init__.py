@@ -1,4 +1,4 @@
-"""Profiling engine pieces (issue #5, in progress): length specs and scaling analysis."""
+"""Profiling (`lsgtool profile`, and the benchmarks): length specs, scaling analysis; engine, variants, models."""
 
 from lsgtool.core.profile.analysis import crossover, scaling_exponent
 from lsgtool.core.profile.spec import parse_lengths

@@ -1,6 +1,11 @@
-"""Peak memory of the current process: RSS high-water mark on Linux (resettable), allocator peak on CUDA."""
+"""Memory of the current process: RSS and its high-water mark on Linux (resettable), free memory."""
 
 from __future__ import annotations
+
+
+def _status(field: str) -> float:
+    with open("/proc/self/status") as handle:
+        return next(int(line.split()[1]) for line in handle if line.startswith(field)) / 1024
 
 
 def reset_peak_rss() -> float:
@@ -11,8 +16,11 @@ def reset_peak_rss() -> float:
 
 
 def peak_rss_mb() -> float:
-    with open("/proc/self/status") as handle:
-        return next(int(line.split()[1]) for line in handle if line.startswith("VmHWM")) / 1024
+    return _status("VmHWM")
+
+
+def rss_mb() -> float:
+    return _status("VmRSS")
 
 
 def available_mb(device: str = "cpu") -> float:

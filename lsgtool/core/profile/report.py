@@ -1,4 +1,5 @@
-"""Profile outputs: JSON, CSV and PNG plots (time and memory vs length, log-log, failures marked)."""
+"""Profile outputs: JSON, CSV and PNG plots (time and memory vs length, log-log, failures marked; the longest
+length per variant for ``--find-max``)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import json
 from dataclasses import asdict
 from pathlib import Path
 
-from lsgtool.core.profile.engine import Point
+from lsgtool.core.profile.engine import Longest, Point
 
 
 def write(points: list[Point], summary: dict, meta: dict, out: Path) -> list[Path]:
@@ -24,12 +25,49 @@ def write(points: list[Point], summary: dict, meta: dict, out: Path) -> list[Pat
     return files
 
 
-def _plot(points: list[Point], field: str, label: str, path: Path, meta: dict) -> None:
+def write_longest(found: list[Longest], meta: dict, out: Path) -> list[Path]:
+    """``--find-max`` results: longest.json (with every probe), longest.csv and longest.png."""
+    out.mkdir(parents=True, exist_ok=True)
+    files = [out / "longest.json", out / "longest.csv", out / "longest.png"]
+    rows = [{"variant": f.variant, "length": f.length, "peak_mb": f.point.peak_mb if f.point else None,
+             "time_s": f.point.time_s if f.point else None, "limited_by": f.limited_by} for f in found]
+    files[0].write_text(json.dumps({"meta": meta, "longest": rows,
+                                    "probes": [asdict(p) for f in found for p in f.probes]}, indent=2))
+    with files[1].open("w", newline="") as handle:
+        writer = csv.DictWriter(handle, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+    plt = _pyplot()
+    fig, ax = plt.subplots(figsize=(7, 0.5 * len(rows) + 1.5))
+    lengths = [r["length"] or 0 for r in rows]
+    bars = ax.barh([r["variant"] for r in rows], lengths, color="tab:blue")
+    for bar, row in zip(bars, rows):
+        label = f"{row['length']:,} tokens, {row['peak_mb']:.0f} MB" if row["length"] else "none fits"
+        ax.annotate(label, (bar.get_width(), bar.get_y() + bar.get_height() / 2), xytext=(4, 0),
+                    textcoords="offset points", va="center", fontsize=8)
+    if any(lengths):
+        ax.set_xscale("log", base=2)
+        ax.set_xlim(right=max(lengths) * 8)
+    ax.invert_yaxis()
+    ax.set_xlabel(f"longest input within {meta['memory_limit_mb']:.0f} MB (tokens)")
+    ax.set_title(f"{meta.get('model') or meta.get('level')} level, {meta.get('mode')}, {meta.get('device')} {meta.get('dtype')}")
+    fig.tight_layout()
+    fig.savefig(files[2], dpi=110)
+    plt.close(fig)
+    return files
+
+
+def _pyplot():
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    return plt
+
+
+def _plot(points: list[Point], field: str, label: str, path: Path, meta: dict) -> None:
+    plt = _pyplot()
     fig, ax = plt.subplots(figsize=(7, 4.5))
     for variant in dict.fromkeys(p.variant for p in points):
         mine = [p for p in points if p.variant == variant]
@@ -44,7 +82,7 @@ def _plot(points: list[Point], field: str, label: str, path: Path, meta: dict) -
         ax.set_yscale("log")
     ax.set_xlabel("sequence length (tokens)")
     ax.set_ylabel(label)
-    ax.set_title(f"{meta.get('level')} level, {meta.get('mode')}, {meta.get('device')} {meta.get('dtype')}")
+    ax.set_title(f"{meta.get('model') or meta.get('level')} level, {meta.get('mode')}, {meta.get('device')} {meta.get('dtype')}")
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(fontsize=8)
     fig.tight_layout()
