@@ -1,23 +1,46 @@
-"""Shared by the benchmark scripts: peak memory of the current process and one point per subprocess."""
+"""Shared by the benchmark scripts: run a plan through `lsgtool profile`'s engine and print the ratios."""
 
 from __future__ import annotations
 
 import json
-import subprocess
+import os
 import sys
+from dataclasses import asdict
 
-from lsgtool.core.profile.memory import peak_rss_mb, reset_peak_rss  # noqa: F401  (re-exported for the scripts)
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+from lsgtool.core.profile.engine import Plan, Point, run  # noqa: E402
 
 
-def run_point(script: str, args: list[str], timeout: float) -> dict:
-    """Run ``script --worker ARGS`` in a fresh process; its last stdout line is the JSON result."""
-    try:
-        done = subprocess.run([sys.executable, script, "--worker", *args], capture_output=True, text=True,
-                              timeout=timeout, check=False)
-    except subprocess.TimeoutExpired:
-        return {"error": f"over the {timeout:.0f} s budget"}
-    if done.returncode != 0:
-        if done.returncode in (-9, 137):
-            return {"error": "out of memory (killed)"}
-        return {"error": (done.stderr.strip().splitlines() or ["failed"])[-1]}
-    return json.loads(done.stdout.strip().splitlines()[-1])
+def measure(plan: Plan, label: str | None = None) -> list[Point]:
+    """Every point of the plan, each in its own process (the engine's rules), printed as a JSON line when done;
+    ``label`` renames the variant (e.g. a whole model's ``model`` variant)."""
+
+    def show(point: Point) -> None:
+        point.variant = label or point.variant
+        print(json.dumps(asdict(point)), flush=True)
+
+    return run(plan, on_point=show)
+
+
+def ratio_table(points: list[Point], reference: str, label: str | None = None) -> None:
+    """A table of every point with how much faster, and how much less memory, ``reference`` is at that length."""
+    label = label or reference
+    print(f"\n{'length':>7} {'variant':>16} {'time s':>9} {'tokens/s':>9} {'peak MB':>9} "
+          f"{label + ' faster by':>20} {label + ' memory / theirs':>24}")
+    for p in points:
+        if p.error:
+            print(f"{p.length:>7} {p.variant:>16} {p.error}")
+            continue
+        ref = next((r for r in points if r.variant == reference and r.length == p.length and not r.error), None)
+        speed = f"{p.time_s / ref.time_s:.2f}x" if ref else "-"
+        memory = f"{ref.peak_mb / p.peak_mb:.2f}" if ref and p.peak_mb > 0 else "-"
+        print(f"{p.length:>7} {p.variant:>16} {p.time_s:>9.3f} {p.tokens_per_s:>9.0f} {p.peak_mb:>9.0f} "
+              f"{speed:>20} {memory:>24}")
+
+
+def dump(points: list[Point], path: str | None) -> None:
+    if path:
+        with open(path, "w") as handle:
+            json.dump([asdict(p) for p in points], handle, indent=2)
+    sys.stdout.flush()

@@ -4,8 +4,9 @@ Fidelity: on 512-token real texts (the license texts in /usr/share/common-licens
 between the original model's sentence embedding (mean of the last hidden states) and the converted
 model's, for every selector at block/factor 128/4 and 32/4 (1 global token).
 Speed: batch 1 forward of the converted model (norm 128/4) at 4K and 16K tokens against the same model with
-full attention (positions tiled, LSG reduced to full attention) and a Hugging Face Longformer of the same
-size (6 layers, hidden 384, 12 heads, window 512). Each point runs in its own subprocess (peak RSS growth).
+full attention (positions tiled, dense attention) and a Hugging Face Longformer of the same size (6 layers,
+hidden 384, 12 heads, window 512), through `lsgtool profile --model`'s engine (one process per point; peak
+memory = weights + what the forward allocates).
 
     python benchmarks/convert.py
 """
@@ -15,13 +16,11 @@ from __future__ import annotations
 import json
 import os
 import statistics
-import subprocess
 import sys
-import time
+import tempfile
 from pathlib import Path
 
 sys.path.insert(0, os.path.dirname(__file__))
-from _harness import peak_rss_mb, reset_peak_rss  # noqa: E402
 
 SELECTORS = ("none", "stride", "block_stride", "norm", "pooling", "bos_pooling", "lsh")
 
@@ -71,59 +70,37 @@ def fidelity() -> list[dict]:
     return rows
 
 
-def build(variant: str, length: int):
-    import torch
+def longformer_folder(where: str, length: int) -> str:
+    """A Hugging Face Longformer of MiniLM's size (6 layers, hidden 384, 12 heads, window 512), random weights."""
+    from transformers import LongformerConfig, LongformerModel
 
-    if variant == "longformer":
-        from transformers import LongformerConfig, LongformerModel
-
-        config = LongformerConfig(hidden_size=384, num_hidden_layers=6, num_attention_heads=12, intermediate_size=1536,
-                                  attention_window=[512] * 6, max_position_embeddings=length + 2)
-        model = LongformerModel(config).eval()
-    else:
-        from lsgtool.core.convert import convert
-
-        options = {"lsg": dict(block_size=128, sparsity_factor=4, sparsity_type="norm"),
-                   "full": dict(block_size=length, sparsity_type="none", num_global_tokens=0)}[variant]
-        model, _ = convert(minilm(), max_length=length, **options)
-    ids = torch.randint(1000, 20000, (1, length))
-    mask = torch.ones_like(ids)
-    return lambda: model(input_ids=ids, attention_mask=mask).last_hidden_state
+    config = LongformerConfig(hidden_size=384, num_hidden_layers=6, num_attention_heads=12, intermediate_size=1536,
+                              attention_window=[512] * 6, max_position_embeddings=length + 2)
+    LongformerModel(config).save_pretrained(where)
+    return where
 
 
-def worker(variant: str, length: int) -> dict:
-    import torch
+def speed(lengths=(4096, 16384)) -> list[dict]:
+    """Through `lsgtool profile --model`'s engine: MiniLM converted per length (norm, block 128, factor 4) and with
+    dense attention, then the Longformer; one process per point, warm-up + median of 2."""
+    from dataclasses import asdict
 
-    torch.set_grad_enabled(False)
-    run = build(variant, length)
-    base = reset_peak_rss()
-    run()
-    times = []
-    for _ in range(2):
-        start = time.perf_counter()
-        run()
-        times.append(time.perf_counter() - start)
-    peak = peak_rss_mb() - base
-    return {"variant": variant, "length": length, "time_s": min(times), "peak_mb": peak}
+    from _harness import measure, ratio_table
 
+    from lsgtool.core.profile.engine import Plan
+    from lsgtool.core.profile.models import resolve_model
 
-def speed() -> list[dict]:
-    rows = []
-    for length in (4096, 16384):
-        for variant in ("lsg", "full", "longformer"):
-            done = subprocess.run([sys.executable, __file__, "--worker", variant, str(length)],
-                                  capture_output=True, text=True, check=False)
-            rows.append(json.loads(done.stdout.strip().splitlines()[-1]) if done.returncode == 0
-                        else {"variant": variant, "length": length, "error": done.stderr.strip().splitlines()[-1:]})
-            print(json.dumps(rows[-1]), flush=True)
-    return rows
+    plan = Plan(list(lengths), ["lsg-norm", "full"], repeats=2, budget_s=1800, model=vars(resolve_model("minilm")))
+    points = measure(plan)
+    with tempfile.TemporaryDirectory() as folder:
+        plan.variants, plan.model = ["model"], vars(resolve_model(longformer_folder(folder, max(lengths))))
+        points += measure(plan, "longformer")
+    ratio_table(points, "lsg-norm", "LSG")
+    return [asdict(p) for p in points]
 
 
 if __name__ == "__main__":
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    if sys.argv[1:2] == ["--worker"]:
-        print(json.dumps(worker(sys.argv[2], int(sys.argv[3]))))
-    else:
-        results = {"fidelity": fidelity(), "speed": speed()}
-        if len(sys.argv) > 1:
-            Path(sys.argv[1]).write_text(json.dumps(results, indent=2))
+    results = {"fidelity": fidelity(), "speed": speed()}
+    if len(sys.argv) > 1:
+        Path(sys.argv[1]).write_text(json.dumps(results, indent=2))
