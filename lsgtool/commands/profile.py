@@ -48,7 +48,8 @@ def profile_command(
     memory_limit: Annotated[Optional[float], typer.Option(
         help="MB a point may use; passing it ends the point [default: the memory available at the start].")] = None,
     find_max: Annotated[bool, typer.Option(
-        "--find-max", help="For each variant, bisect for the longest length that fits in the memory limit.")] = False,
+        "--find-max", help="For each variant, bisect for the longest length that fits in the memory limit "
+                            "(one timed run per probe).")] = False,
     baseline: Annotated[Optional[str], typer.Option(
         help="Variant the ratios and crossovers compare with [default: full].")] = None,
     out: Annotated[Path, typer.Option(help="Folder for results.json, results.csv and the PNG plots.")] = Path("profile-out"),
@@ -101,10 +102,10 @@ def profile_command(
     plan = Plan(parse_lengths(lengths or (FIND_MAX_LENGTHS if find_max else "1k..16k")), names,
                 Setup(hidden, heads, layers, level, batch, block, sparsity_factor), mode, device, dtype, repeats, budget,
                 memory_limit, threads, None if target is None else vars(target))
+    shape = {"hidden": hidden, "heads": heads, "layers": layers if level == "encoder" else 1} if target is None else {}
     meta = {"level": "model" if target else level, "model": model, "mode": mode, "device": device, "dtype": dtype,
-            "hidden": hidden, "heads": heads, "layers": layers if level == "encoder" else 1, "batch": batch,
-            "block_size": block, "sparsity_factor": sparsity_factor,
-            "baseline": baseline, "repeats": repeats, "budget_s": budget, "memory_limit_mb": plan.limit_mb()}
+            **shape, "batch": batch, "block_size": block, "sparsity_factor": sparsity_factor, "baseline": baseline,
+            "repeats": 0 if find_max else repeats, "budget_s": budget, "memory_limit_mb": plan.limit_mb()}
     if find_max:
         _find_max(plan, meta, out, as_json)
     else:
@@ -115,7 +116,7 @@ class _LiveView:
     """What a person watches while points are measured: the rows so far, the point running, a progress bar."""
 
     def __init__(self, title: str, total: int):
-        self.title, self.rows, self.running = title, [], ""
+        self.title, self.rows = title, []
         self.progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
         self.task = self.progress.add_task("starting", total=total)
 
