@@ -118,6 +118,33 @@ def test_find_max_stops_at_the_memory_limit(app, runner, tmp_path):
     assert table.exit_code == 0 and "top of the" in table.stdout and "2048" in table.stdout
 
 
+INSTALLED = """
+from lsgtool.plugins import hookimpl
+
+@hookimpl
+def register_sparse_selectors(register):
+    from lsgtool.core.lsg.selectors import stride_selector
+    register("every_other", stride_selector)
+
+@hookimpl
+def register_ssm_variants(register):
+    from lsgtool.core.ssm.kernels import BUILTIN_VARIANTS
+    register("s4d_copy", BUILTIN_VARIANTS["s4d_lin"])
+"""
+
+
+def test_an_installed_plugin_is_measured_in_the_point_processes(install_plugin, monkeypatch, runner, tmp_path):
+    install_plugin("lsgtool-every-other", "every_other_mod", INSTALLED)
+    monkeypatch.setenv("LSGTOOL_LOAD_PLUGINS", "lsgtool-every-other")
+    app = create_app(make_plugin_manager())
+    result = runner.invoke(app, ["profile", "--lengths", "256", "--variants", "lsg-every_other,locost-s4d_copy", *TINY,
+                                 "--block-size", "32", "--out", str(tmp_path), "--json"])
+    assert result.exit_code == 0, result.output
+    points = json.loads(result.stdout)["points"]
+    assert [p["variant"] for p in points] == ["lsg-every_other", "locost-s4d_copy"]
+    assert all(p["error"] is None and p["time_s"] > 0 for p in points), points
+
+
 @pytest.mark.parametrize(
     "args, message",
     [
@@ -134,3 +161,19 @@ def test_find_max_stops_at_the_memory_limit(app, runner, tmp_path):
 def test_bad_options_exit_2(app, runner, args, message):
     result = runner.invoke(app, ["profile", *args])
     assert result.exit_code == 2 and message in result.stderr
+
+
+def test_live_view_shows_finished_points_and_the_one_running():
+    from rich.console import Console
+
+    from lsgtool.commands.profile import _LiveView
+    from lsgtool.core.profile.engine import Point
+
+    view = _LiveView("live", total=2)
+    view.start(Point("full", 512))
+    view.done(Point("full", 512, time_s=0.5, tokens_per_s=1024, peak_mb=10))
+    view.start(Point("lsg-norm", 512))
+    console = Console(record=True, width=120)
+    console.print(view)
+    text = console.export_text()
+    assert "0.5000" in text and "1024" in text and "measuring lsg-norm @ 512" in text and "1/2" in text
