@@ -43,6 +43,8 @@ def write_longest(found: list[Longest], meta: dict, out: Path) -> list[Path]:
     bars = ax.barh([r["variant"] for r in rows], lengths, color="tab:blue")
     for bar, row in zip(bars, rows):
         label = f"{row['length']:,} tokens, {row['peak_mb']:.0f} MB" if row["length"] else "none fits"
+        if row["limited_by"] and "memory" not in row["limited_by"]:
+            label += f" ({row['limited_by']})"  # stopped by time or a position limit, not by memory
         ax.annotate(label, (bar.get_width(), bar.get_y() + bar.get_height() / 2), xytext=(4, 0),
                     textcoords="offset points", va="center", fontsize=8)
     if any(lengths):
