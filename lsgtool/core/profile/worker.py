@@ -52,7 +52,6 @@ def measure(spec: dict) -> dict:
         step, model = model_step(spec["model"], spec["variant"], spec["length"], Setup(**spec["setup"]),
                                  spec["mode"], device, dtype)
     else:
-
         step, model = step_function(spec["variant"], Setup(**spec["setup"]), spec["length"], spec["mode"], device, dtype)
     # on CPU the peak-RSS mark is reset after building, so library imports and loading do not count; the
     # weights, which were allocated before the reset, are added back exactly
