@@ -9,10 +9,12 @@ hidden 384, 12 heads, window 512), through `lsgtool profile --model`'s engine (o
 memory = weights + what the forward allocates).
 
     python benchmarks/convert.py
+    python benchmarks/convert.py --only speed --lengths 4k,16k,32k --json convert.json
 """
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import statistics
@@ -99,8 +101,23 @@ def speed(lengths=(4096, 16384)) -> list[dict]:
     return [asdict(p) for p in points]
 
 
+def main() -> None:
+    from lsgtool.core.profile.spec import parse_lengths
+
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--only", choices=("fidelity", "speed"), help="run one part (default: both)")
+    parser.add_argument("--lengths", default="4k,16k", help="speed part: lengths to time")
+    parser.add_argument("--json", help="also write the results here")
+    args = parser.parse_args()
+    results = {}
+    if args.only != "speed":
+        results["fidelity"] = fidelity()
+    if args.only != "fidelity":
+        results["speed"] = speed(parse_lengths(args.lengths))
+    if args.json:
+        Path(args.json).write_text(json.dumps(results, indent=2))
+
+
 if __name__ == "__main__":
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    results = {"fidelity": fidelity(), "speed": speed()}
-    if len(sys.argv) > 1:
-        Path(sys.argv[1]).write_text(json.dumps(results, indent=2))
+    main()
