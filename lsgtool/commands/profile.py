@@ -21,11 +21,11 @@ FIND_MAX_LENGTHS = "1k..1m"
 def profile_command(
     ctx: typer.Context,
     lengths: Annotated[Optional[str], typer.Option(
-        help="Lengths: 1k..16k (doubling), 1k..64k:x4, 1k,4k or 4096 [default: 1k..16k; with --find-max the "
-             "range searched, 1k..1m].")] = None,
+        help="Lengths: 1k..16k (doubling), 1k..64k:x4, 1k,4k or 4096; with --find-max, the range searched.",
+        show_default="1k..16k; --find-max: 1k..1m")] = None,
     variants: Annotated[Optional[str], typer.Option(
-        help=f"Comma list [default: {DEFAULT_VARIANTS}; with --model: model,full]. `lsgtool plugins` lists "
-             "selectors and SSM variants.")] = None,
+        help="Comma list. `lsgtool plugins` lists selectors and SSM variants.",
+        show_default=f"{DEFAULT_VARIANTS}; --model: model,full")] = None,
     level: Annotated[str, typer.Option(help="attention (token mixing only), layer (one block with FFN) or encoder "
                                             "(--layers blocks).")] = "attention",
     mode: Annotated[str, typer.Option(help="inference, or train (forward + backward + AdamW step).")] = "inference",
@@ -33,8 +33,8 @@ def profile_command(
     heads: Annotated[int, typer.Option(help="Attention heads.")] = 12,
     layers: Annotated[int, typer.Option(help="Blocks at encoder level.")] = 4,
     block_size: Annotated[Optional[int], typer.Option(
-        help="LSG block size of lsg-* variants (synthetic, or a model converted for the profile) [default: 128; "
-             "--quick: 32].")] = None,
+        help="LSG block size of lsg-* variants (synthetic, or a model converted for the profile).",
+        show_default="128; --quick: 32")] = None,
     sparsity_factor: Annotated[int, typer.Option(help="LSG sparsity factor of lsg-* variants.")] = 4,
     model: Annotated[Optional[str], typer.Option(
         "--model", help="Profile a whole model instead: a converted folder, a model to convert, a LOCOST folder, "
@@ -42,16 +42,17 @@ def profile_command(
     batch: Annotated[int, typer.Option(help="Batch size.")] = 1,
     device: Annotated[str, typer.Option(help="cpu or cuda.")] = "cpu",
     dtype: Annotated[str, typer.Option(help="float32, bfloat16 or float16.")] = "float32",
-    threads: Annotated[Optional[int], typer.Option(help="CPU threads per point [default: torch's, all cores].")] = None,
+    threads: Annotated[Optional[int], typer.Option(
+        help="CPU threads per point.", show_default="torch's, all cores")] = None,
     repeats: Annotated[int, typer.Option(help="Timed runs per point after a warm-up (median reported).")] = 3,
     budget: Annotated[float, typer.Option(help="Seconds one point may take before it is abandoned.")] = 120.0,
     memory_limit: Annotated[Optional[float], typer.Option(
-        help="MB a point may use; passing it ends the point [default: the memory available at the start].")] = None,
+        help="MB a point may use; passing it ends the point.", show_default="the memory available at the start")] = None,
     find_max: Annotated[bool, typer.Option(
         "--find-max", help="For each variant, bisect for the longest length that fits in the memory limit "
                             "(one timed run per probe).")] = False,
     baseline: Annotated[Optional[str], typer.Option(
-        help="Variant the ratios and crossovers compare with [default: full].")] = None,
+        help="Variant the ratios and crossovers compare with.", show_default="full")] = None,
     out: Annotated[Path, typer.Option(help="Folder for results.json, results.csv and the PNG plots.")] = Path("profile-out"),
     quick: Annotated[bool, typer.Option(help="A small, fast run (under a minute): 512 and 2k tokens, width 64.")] = False,
     as_json: JsonOption = False,

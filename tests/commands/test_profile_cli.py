@@ -177,3 +177,11 @@ def test_live_view_shows_finished_points_and_the_one_running():
     console.print(view)
     text = console.export_text()
     assert "0.5000" in text and "1024" in text and "measuring lsg-norm @ 512" in text and "1/2" in text
+
+
+def test_help_shows_the_defaults_that_depend_on_other_options(app, runner):
+    result = runner.invoke(app, ["profile", "--help"], env={"COLUMNS": "200"})
+    assert result.exit_code == 0
+    text = " ".join(result.output.split())
+    for shown in ("1k..16k; --find-max: 1k..1m", "128; --quick: 32", "the memory available at the start"):
+        assert shown in text, shown
