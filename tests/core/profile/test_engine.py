@@ -10,12 +10,21 @@ from lsgtool.core.profile.variants import Setup, mixer
 TINY = Setup(hidden=32, heads=4, block=32)
 
 
+class _Tried(list):
+    """Lengths tried, in order; ``limits``: the memory limit each was given."""
+
+    def __init__(self):
+        super().__init__()
+        self.limits = []
+
+
 def _fake_machine(monkeypatch, fits_up_to: int, mb_per_token: float = 0.01):
     """run_point replaced by a machine where a point fits when its length is at most ``fits_up_to``."""
-    tried = []
+    tried = _Tried()
 
     def fake(plan, variant, length, repeats=None, limit_mb=None):
         tried.append(length)
+        tried.limits.append(limit_mb)
         if length > fits_up_to:
             return Point(variant, length, error=f"over the {limit_mb:.0f} MB memory limit")
         return Point(variant, length, time_s=length * 1e-6, tokens_per_s=1e6, peak_mb=length * mb_per_token)
@@ -94,3 +103,13 @@ def test_run_skips_points_estimated_over_the_limit_and_longer_ones(monkeypatch):
     assert [p.error for p in points[:2]] == [None, None]
     assert points[2].error.startswith("estimated 65536 MB > 20000 MB")  # linear growth measured, extrapolated
     assert points[3].error == f"skipped: {points[2].error} at 65536"
+
+
+def test_one_measured_point_is_extrapolated_linearly_and_every_point_runs_under_the_limit(monkeypatch):
+    # 1 GB at 1K: 16K needs 16 GB if linear, 256 GB if quadratic; the guard must not refuse what may fit
+    tried = _fake_machine(monkeypatch, fits_up_to=10**9, mb_per_token=1.0)
+    monkeypatch.setattr(engine, "available_mb", lambda device="cpu": 20_000.0)
+    points = engine.run(Plan([1024, 16384, 32768], ["full"], TINY))
+    assert tried == [1024, 16384] and [p.error for p in points[:2]] == [None, None]
+    assert points[2].error.startswith("estimated 32768 MB > 20000 MB")
+    assert tried.limits == [20_000.0, 20_000.0]  # no --memory-limit: the memory available, for the watchdog
