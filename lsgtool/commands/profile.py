@@ -116,17 +116,20 @@ def profile_command(
 class _LiveView:
     """What a person watches while points are measured: the rows so far, the point running, a progress bar."""
 
-    def __init__(self, title: str, total: int):
-        self.title, self.rows = title, []
+    def __init__(self, title: str, total: int, echo=None):
+        self.title, self.rows, self.echo = title, [], echo  # echo: a console that gets a line per point (no tty)
         self.progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
         self.task = self.progress.add_task("starting", total=total)
 
     def start(self, point) -> None:
         self.progress.update(self.task, description=f"measuring {point.variant} @ {point.length}")
 
-    def done(self, point) -> None:
+    def done(self, point, advance: int = 1) -> None:
         self.rows.append(point)
-        self.progress.update(self.task, advance=1)
+        self.progress.update(self.task, advance=advance)
+        if self.echo is not None:
+            result = point.error or f"{point.time_s:.4f} s, {point.peak_mb:.0f} MB"
+            self.echo.print(f"{point.variant} @ {point.length}: {result}", markup=False, highlight=False)
 
     def __rich__(self):
         table = Table(title=self.title, title_justify="left")
@@ -141,10 +144,13 @@ class _LiveView:
 
 
 def _live(total: int, title: str, as_json: bool):
-    view = _LiveView(title, total)
+    """On a terminal a live table; written to a file or a pipe, a plain line per point on stderr (so a long run
+    in a log shows progress); with --json, nothing but the JSON."""
     console = stderr()
+    live_ok = not as_json and console.is_terminal
+    view = _LiveView(title, total, echo=console if not as_json and not live_ok else None)
     live = Live(view, console=console, transient=True, refresh_per_second=4,
-                redirect_stdout=False, redirect_stderr=False) if not as_json and console.is_terminal else None
+                redirect_stdout=False, redirect_stderr=False) if live_ok else None
     return view, live
 
 
@@ -184,7 +190,7 @@ def _find_max(plan, meta: dict, out: Path, as_json: bool) -> None:
     def search():
         found = []
         for variant in plan.variants:
-            found.append(find_max(plan, variant, view.rows.append, view.start))
+            found.append(find_max(plan, variant, lambda point: view.done(point, advance=0), view.start))
             view.progress.update(view.task, advance=1)
         return found
 

@@ -32,6 +32,8 @@ def test_tiny_run_writes_table_json_csv_and_plots(app, runner, tmp_path):
     assert (out / "results.csv").read_text().splitlines()[0].startswith("variant,length,time_s")
     table = runner.invoke(app, ["profile", "--lengths", "256", "--variants", "full,lsg-norm", *TINY, "--out", str(out)])
     assert table.exit_code == 0 and "time exponent" in table.stdout and "lsg-norm" in table.stdout
+    # not a terminal: a line per finished point on stderr instead of the live table; none with --json
+    assert "lsg-norm @ 256: " in table.stderr and " MB" in table.stderr and "@" not in result.stderr
 
 
 def test_budget_and_memory_limit_skip_longer_lengths(app, runner, tmp_path):
