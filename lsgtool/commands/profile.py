@@ -197,9 +197,7 @@ def _find_max(plan, meta: dict, out: Path, as_json: bool) -> None:
     found = _measure(live, search)
     meta["threads"] = next((p.threads for f in found for p in f.probes if p.threads), None)
     files = write_longest(found, meta, out)
-    longest = [{"variant": f.variant, "length": f.length, "peak_mb": f.point.peak_mb if f.point else None,
-                "time_s": f.point.time_s if f.point else None, "limited_by": f.limited_by,
-                "probes": [vars(p) for p in f.probes]} for f in found]
+    longest = [{**f.row(), "probes": [vars(p) for p in f.probes]} for f in found]
     emit({"meta": meta, "longest": longest, "files": [str(f) for f in files]}, as_json, _render_longest)
 
 

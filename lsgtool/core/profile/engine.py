@@ -125,6 +125,11 @@ class Longest:
     limited_by: str
     probes: list[Point]
 
+    def row(self) -> dict:
+        """The answer as one flat record (JSON, CSV, the final table)."""
+        return {"variant": self.variant, "length": self.length, "peak_mb": self.point.peak_mb if self.point else None,
+                "time_s": self.point.time_s if self.point else None, "limited_by": self.limited_by}
+
 
 def find_max(plan: Plan, variant: str, on_point: Callback = _quiet, on_start: Callback = _quiet,
              resolution: float = 1 / 16) -> Longest:

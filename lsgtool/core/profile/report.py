@@ -29,8 +29,7 @@ def write_longest(found: list[Longest], meta: dict, out: Path) -> list[Path]:
     """``--find-max`` results: longest.json (with every probe), longest.csv and longest.png."""
     out.mkdir(parents=True, exist_ok=True)
     files = [out / "longest.json", out / "longest.csv", out / "longest.png"]
-    rows = [{"variant": f.variant, "length": f.length, "peak_mb": f.point.peak_mb if f.point else None,
-             "time_s": f.point.time_s if f.point else None, "limited_by": f.limited_by} for f in found]
+    rows = [f.row() for f in found]
     files[0].write_text(json.dumps({"meta": meta, "longest": rows,
                                     "probes": [asdict(p) for f in found for p in f.probes]}, indent=2))
     with files[1].open("w", newline="") as handle:
