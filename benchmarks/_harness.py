@@ -9,7 +9,7 @@ from dataclasses import asdict
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-from lsgtool.core.profile.engine import Plan, Point, run  # noqa: E402
+from lsgtool.profiling.engine import Plan, Point, run  # noqa: E402
 
 
 def measure(plan: Plan, label: str | None = None) -> list[Point]:

@@ -17,9 +17,9 @@ import sys
 sys.path.insert(0, os.path.dirname(__file__))
 from _harness import dump, measure, ratio_table  # noqa: E402
 
-from lsgtool.core.profile import parse_lengths  # noqa: E402
-from lsgtool.core.profile.engine import Plan  # noqa: E402
-from lsgtool.core.profile.variants import Setup  # noqa: E402
+from lsgtool.profiling import parse_lengths  # noqa: E402
+from lsgtool.profiling.engine import Plan  # noqa: E402
+from lsgtool.profiling.variants import Setup  # noqa: E402
 
 
 def main() -> None:

@@ -89,8 +89,8 @@ def speed(lengths=(4096, 16384)) -> list[dict]:
 
     from _harness import measure, ratio_table
 
-    from lsgtool.core.profile.engine import Plan
-    from lsgtool.core.profile.models import resolve_model
+    from lsgtool.profiling.engine import Plan
+    from lsgtool.profiling.models import resolve_model
 
     plan = Plan(list(lengths), ["lsg-norm", "full"], repeats=2, budget_s=1800, model=vars(resolve_model("minilm")))
     points = measure(plan)
@@ -102,7 +102,7 @@ def speed(lengths=(4096, 16384)) -> list[dict]:
 
 
 def main() -> None:
-    from lsgtool.core.profile.spec import parse_lengths
+    from lsgtool.profiling.spec import parse_lengths
 
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--only", choices=("fidelity", "speed"), help="run one part (default: both)")

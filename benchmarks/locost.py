@@ -19,10 +19,10 @@ import tempfile
 sys.path.insert(0, os.path.dirname(__file__))
 from _harness import dump, measure, ratio_table  # noqa: E402
 
-from lsgtool.core.profile import parse_lengths  # noqa: E402
-from lsgtool.core.profile.engine import Plan  # noqa: E402
-from lsgtool.core.profile.models import resolve_model  # noqa: E402
-from lsgtool.core.profile.spec import parse_size  # noqa: E402
+from lsgtool.profiling import parse_lengths  # noqa: E402
+from lsgtool.profiling.engine import Plan  # noqa: E402
+from lsgtool.profiling.models import resolve_model  # noqa: E402
+from lsgtool.profiling.spec import parse_size  # noqa: E402
 
 
 def longt5_folder(where: str) -> str:

@@ -18,8 +18,10 @@ _LAZY = {
     "SparseTokens": "lsgtool.core.lsg.selectors",
     "ModelPreset": "lsgtool.core.presets",
     "convert": "lsgtool.core.convert.api",
-    "load": "lsgtool.core.convert.api",
     "save": "lsgtool.core.convert.api",
+    "load": "lsgtool.core.load",
+    "load_tokenizer": "lsgtool.core.load",
+    "LoadInfo": "lsgtool.core.load",
     "ArchitectureAdapter": "lsgtool.core.convert.adapters",
     "LocostConfig": "lsgtool.core.ssm.locost",
     "LocostModel": "lsgtool.core.ssm.locost",
@@ -33,14 +35,24 @@ _LAZY = {
     "ConfigError": "lsgtool.core.errors",
     "PluginError": "lsgtool.core.errors",
     "make_plugin_manager": "lsgtool.plugins.manager",
-    "get_registry": "lsgtool.plugins.manager",
+    "get_registry": "lsgtool.core.registry",
 }
 
 __all__ = ["__version__", *_LAZY]
 
 from lsgtool import _autoregister  # noqa: E402  (converted folders load through transformers' Auto classes)
+from lsgtool.core import registry as _registry  # noqa: E402
+
+
+def _install_plugins():
+    """Fill core's registries on first use: built-ins and installed plugins, through the plugin layer."""
+    from lsgtool.plugins.manager import install_default
+
+    return install_default()
+
 
 _autoregister.install()
+_registry.set_installer(_install_plugins)
 
 
 def __getattr__(name: str) -> Any:

@@ -10,7 +10,7 @@ from typing import Annotated, Any, Callable, Optional
 
 import typer
 
-from lsgtool.commands._common import AppState, print_error, stderr
+from lsgtool.commands._common import AppState, print_error, route_warnings, stderr
 from lsgtool.core.errors import ConfigError, LsgtoolError
 
 _debug: ContextVar[bool] = ContextVar("lsgtool_debug", default=False)
@@ -82,7 +82,6 @@ def _root_callback(pm) -> Callable[..., None]:
             typer.Option("--config", envvar="LSGTOOL_CONFIG", help="Read option defaults from this TOML file."),
         ] = None,
     ) -> None:
-        from lsgtool.plugins.manager import set_default_plugin_manager
         from lsgtool.settings import load_settings
 
         _debug.set(debug)
@@ -96,7 +95,8 @@ def _root_callback(pm) -> Callable[..., None]:
             raise typer.Exit(exc.exit_code) from None
         ctx.default_map = {**(ctx.default_map or {}), **settings.commands}
         ctx.obj = AppState(pm=pm, debug=debug, settings=settings)
-        set_default_plugin_manager(pm)
+        pm.activate()  # lsgtool.core reads this manager's selectors, SSM variants, adapters and presets
+        route_warnings()
         for failure in pm.failures:
             stderr().print(
                 f"Warning: plugin {failure.name!r} ({failure.distribution}) failed to load and was skipped: "

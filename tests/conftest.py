@@ -5,20 +5,21 @@ import pytest
 # before anything imports huggingface_hub, which reads it once: tests never reach for the network
 os.environ["HF_HUB_OFFLINE"] = "1"
 
+from lsgtool.core import registry  # noqa: E402
 from lsgtool.plugins import manager  # noqa: E402
 
 
 @pytest.fixture(autouse=True)
 def _isolated(monkeypatch, tmp_path_factory):
-    """Offline, no installed plugins unless a test opts in, no user config, a fresh default manager."""
+    """Offline, no installed plugins unless a test opts in, no user config, core registries filled afresh."""
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     monkeypatch.setenv(manager.ENV_LOAD_PLUGINS, "")
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path_factory.mktemp("xdg")))
     monkeypatch.delenv("LSGTOOL_CONFIG", raising=False)
     monkeypatch.delenv("LSGTOOL_DEBUG", raising=False)
-    previous = manager.set_default_plugin_manager(None)
+    previous = registry.use(None)
     yield
-    manager.set_default_plugin_manager(previous)
+    registry.use(previous)
 
 
 @pytest.fixture

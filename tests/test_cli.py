@@ -17,7 +17,7 @@ class _Failing:
     def register_commands(self, register):
         def pick(ctx: typer.Context, block: int = 128, sparse: str = "norm"):
             """Echo a validated block size and selector."""
-            from lsgtool.plugins.manager import get_registry
+            from lsgtool.core.registry import get_registry
 
             if block < 1:
                 raise UsageError(f"--block must be positive, got {block}.", "pass e.g. --block 128.")

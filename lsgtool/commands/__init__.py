@@ -1,9 +1,9 @@
-"""Built-in CLI commands, registered through the same ``register_commands`` hook plugins use."""
+"""Built-in CLI commands, registered through the same ``register_commands`` hook plugins use.
 
-from lsgtool.commands._common import AppState, state
+Importing this package stays light (no typer, no rich): library code registers the built-in plugins too.
+"""
+
 from lsgtool.plugins.hookspecs import hookimpl
-
-__all__ = ["AppState", "state"]
 
 
 @hookimpl

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 from dataclasses import dataclass, field
 from typing import Annotated, Any, Callable
 
@@ -50,3 +51,17 @@ def emit(data: Any, as_json: bool, render: Callable[[Console, Any], None]) -> No
         typer.echo(json.dumps(data, indent=2, default=str))
     else:
         render(stdout(), data)
+
+
+class _WarningLines(logging.Handler):
+    """lsgtool's library warnings (``lsgtool.*`` loggers) as ``Warning: ...`` lines on stderr."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        stderr().print(f"Warning: {record.getMessage()}", markup=False)
+
+
+def route_warnings() -> None:
+    """Show the library's warnings (weights that did not load, ...) on stderr, once per record."""
+    logger = logging.getLogger("lsgtool")
+    if not any(isinstance(h, _WarningLines) for h in logger.handlers):
+        logger.addHandler(_WarningLines(level=logging.WARNING))

@@ -10,12 +10,11 @@ from rich.console import Console
 from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from lsgtool.commands._common import JsonOption, emit, state, stderr
+from lsgtool.commands._common import JsonOption, emit, stderr
 from lsgtool.core.errors import LsgtoolError
 
 
 def convert_command(
-    ctx: typer.Context,
     model: Annotated[str, typer.Argument(help="Local folder, Hugging Face Hub id, or preset name (e.g. minilm) of the model to convert.")],
     out: Annotated[Optional[Path], typer.Option(help="Output folder (default: ./<model>-lsg-<max-length>).")] = None,
     max_length: Annotated[int, typer.Option(help="New maximum sequence length.")] = 4096,
@@ -30,18 +29,27 @@ def convert_command(
     overwrite: Annotated[bool, typer.Option(help="Replace an existing output folder.")] = False,
     layout: Annotated[str, typer.Option(help="Config layout: lsgtool (model_type 'lsg', AutoModel-loadable after "
                                               "`import lsgtool`) or authors (base model_type, as the LSG authors' checkpoints).")] = "lsgtool",
+    pass_global_to_decoder: Annotated[bool, typer.Option(
+        help="Encoder-decoders: the decoder also attends to the global tokens (the LSG authors' BART/PEGASUS "
+             "default).")] = False,
+    tokenizer: Annotated[Optional[str], typer.Option(
+        help="Tokenizer folder or Hub id, when MODEL has none (default: MODEL's own).")] = None,
+    no_tokenizer: Annotated[bool, typer.Option(
+        "--no-tokenizer", help="Convert without a tokenizer: global tokens from the config's special token ids.")] = False,
     trust_remote_code: Annotated[bool, typer.Option(help="Allow the source model's own Hub code to run.")] = False,
     as_json: JsonOption = False,
 ) -> None:
     """Convert MODEL to LSG attention for long inputs, save it, reload it and verify it."""
-    from lsgtool.core.convert.api import convert, load_source, save
+    from lsgtool.core.convert.api import convert, save
     from lsgtool.core.convert.verify import pattern, verify
     from lsgtool.core.errors import UsageError
+    from lsgtool.core.load import load
     from lsgtool.core.lsg.config import LSGConfig
 
-    pm = state(ctx).pm
     LSGConfig(block_size=block, sparse_block_size=sparse_block if sparse_block is not None else block,
               sparsity_factor=factor, sparsity_type=sparse, num_global_tokens=global_tokens)  # validate before loading
+    if tokenizer is not None and no_tokenizer:
+        raise UsageError("--tokenizer and --no-tokenizer contradict each other.", "pass one of them.")
     if layout not in ("lsgtool", "authors"):
         raise UsageError(f"unknown --layout {layout!r}.", "use --layout lsgtool or --layout authors.")
     out = out or Path(f"{Path(model.rstrip('/')).name}-lsg-{max_length}")
@@ -50,20 +58,24 @@ def convert_command(
     with Progress(SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(), console=stderr(),
                   transient=True, disable=as_json) as progress:
         step = progress.add_task(f"loading and converting {model}")
-        lsg_model, tokenizer = convert(model, max_length=max_length, block_size=block, sparse_block_size=sparse_block,
-                                       sparsity_type=sparse, sparsity_factor=factor, num_global_tokens=global_tokens,
-                                       mask_first_token=mask_first_token, architecture=architecture, seed=seed,
-                                       trust_remote_code=trust_remote_code, pm=pm)
+        remote = {"trust_remote_code": True} if trust_remote_code else {}
+        lsg_model, tok, report = convert(
+            model, max_length=max_length, block_size=block, sparse_block_size=sparse_block, sparsity_type=sparse,
+            sparsity_factor=factor, num_global_tokens=global_tokens, mask_first_token=mask_first_token,
+            pass_global_tokens_to_decoder=pass_global_to_decoder, architecture=architecture, seed=seed,
+            tokenizer=False if no_tokenizer else tokenizer, output_report=True, **remote)
         progress.update(step, description=f"saving to {out}")
-        save(lsg_model, tokenizer, out, overwrite=overwrite, layout=layout)
+        save(lsg_model, tok, out, overwrite=overwrite, layout=layout)
         progress.update(step, description="verifying: reload, compare with the source, run at max length")
-        source, _ = load_source(model, architecture, trust_remote_code)
-        checks = verify(out, lsg_model, source, max_length, pm=pm)
+        source = load(model, architecture=architecture, **remote)
+        checks = verify(out, lsg_model, source, max_length)
     added = sum(p.numel() for p in lsg_model.parameters()) - sum(p.numel() for p in source.parameters())
     summary: dict[str, Any] = {
         "source": model, "output": str(out), "architecture": "LSG" + type(lsg_model).__name__,
-        "model_type": lsg_model.config.model_type, "max_length": max_length, "parameters_added": added,
-        "lsg": lsg_model.base_model.lsg_config.to_dict(), **pattern(lsg_model.base_model.lsg_config), "checks": checks,
+        "model_type": "lsg" if layout == "lsgtool" else lsg_model.config.model_type, "max_length": max_length, "parameters_added": added,
+        "lsg": lsg_model.base_model.lsg_config.to_dict(), **pattern(lsg_model.base_model.lsg_config),
+        "global_tokens": report["global_tokens"], "adapter": report["adapter"], "loading": report["loading"],
+        "tokenizer": tok is not None, "checks": checks,
     }
     emit(summary, as_json, _render)
     if not checks["passed"]:
@@ -82,6 +94,7 @@ def _render(console: Console, data: dict[str, Any]) -> None:
         ("attention", f"block {lsg['block_size']}, {lsg['sparsity_type'] or 'no'} sparse x{lsg['sparsity_factor']}, "
                       f"{lsg['num_global_tokens']} global"),
         ("keys per query / reach", f"{data['keys_per_query']} / {data['reach']} tokens"),
+        ("global tokens from", _global_origin(data["global_tokens"])),
         ("reloaded = converted", f"max |diff| {data['checks']['reload_max_abs_diff']:.2e}"),
         ("= source at short length", f"max |diff| {data['checks']['source_max_abs_diff']:.2e}"),
         (f"runs at {data['max_length']}", f"{data['checks']['max_length_finite']} ({data['checks']['max_length_seconds']} s)"),
@@ -91,3 +104,9 @@ def _render(console: Console, data: dict[str, Any]) -> None:
     for row in rows:
         table.add_row(*row)
     console.print(table)
+
+
+def _global_origin(ids: dict[str, Any]) -> str:
+    if "kept_from" in ids:
+        return ids["kept_from"]
+    return f"id {ids['first']} ({ids['first_from']}), then id {ids['other']} ({ids['other_from']})"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from enum import Enum
 from pathlib import Path
 from typing import Annotated, Any, Optional
 
@@ -11,106 +12,133 @@ from rich.live import Live
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from lsgtool.commands._common import JsonOption, emit, state, stderr
+from lsgtool.commands._common import JsonOption, emit, stderr
 
 DEFAULT_VARIANTS = "full,lsg-norm,locost,longformer,bigbird,longt5,led"
+DEFAULTS = {"lengths": "1k..16k", "hidden": 768, "heads": 12, "block": 128}
 QUICK = {"lengths": "512,2k", "hidden": 64, "heads": 4, "block": 32}
 FIND_MAX_LENGTHS = "1k..1m"
 
 
+class Level(str, Enum):
+    attention = "attention"
+    layer = "layer"
+    encoder = "encoder"
+
+
+class Mode(str, Enum):
+    inference = "inference"
+    train = "train"
+
+
+class Device(str, Enum):
+    cpu = "cpu"
+    cuda = "cuda"
+
+
+class DType(str, Enum):
+    float32 = "float32"
+    bfloat16 = "bfloat16"
+    float16 = "float16"
+
+
+def _positive(value: float | None) -> float | None:
+    if value is not None and value <= 0:
+        raise typer.BadParameter(f"{value:g} is not positive.")
+    return value
+
+
 def profile_command(
-    ctx: typer.Context,
     lengths: Annotated[Optional[str], typer.Option(
         help="Lengths: 1k..16k (doubling), 1k..64k:x4, 1k,4k or 4096; with --find-max, the range searched.",
-        show_default="1k..16k; --find-max: 1k..1m")] = None,
+        show_default="1k..16k; --quick: 512,2k; --find-max: 1k..1m")] = None,
     variants: Annotated[Optional[str], typer.Option(
         help="Comma list. `lsgtool plugins` lists selectors and SSM variants.",
         show_default=f"{DEFAULT_VARIANTS}; --model: model,full")] = None,
-    level: Annotated[str, typer.Option(help="attention (token mixing only), layer (one block with FFN) or encoder "
-                                            "(--layers blocks).")] = "attention",
-    mode: Annotated[str, typer.Option(help="inference, or train (forward + backward + AdamW step).")] = "inference",
-    hidden: Annotated[int, typer.Option(help="Model width.")] = 768,
-    heads: Annotated[int, typer.Option(help="Attention heads.")] = 12,
-    layers: Annotated[int, typer.Option(help="Blocks at encoder level.")] = 4,
+    level: Annotated[Level, typer.Option(help="attention (token mixing only), layer (one block with FFN) or encoder "
+                                              "(--layers blocks).")] = Level.attention,
+    mode: Annotated[Mode, typer.Option(help="inference, or train (forward + backward + AdamW step).")] = Mode.inference,
+    hidden: Annotated[Optional[int], typer.Option(help="Model width.", min=1, show_default="768; --quick: 64")] = None,
+    heads: Annotated[Optional[int], typer.Option(help="Attention heads.", min=1, show_default="12; --quick: 4")] = None,
+    layers: Annotated[int, typer.Option(help="Blocks at encoder level.", min=1)] = 4,
     block_size: Annotated[Optional[int], typer.Option(
-        help="LSG block size of lsg-* variants (synthetic, or a model converted for the profile).",
+        help="LSG block size of lsg-* variants (synthetic, or a model converted for the profile).", min=1,
         show_default="128; --quick: 32")] = None,
-    sparsity_factor: Annotated[int, typer.Option(help="LSG sparsity factor of lsg-* variants.")] = 4,
+    sparsity_factor: Annotated[int, typer.Option(help="LSG sparsity factor of lsg-* variants.", min=1)] = 4,
     model: Annotated[Optional[str], typer.Option(
         "--model", help="Profile a whole model instead: a converted folder, a model to convert, a LOCOST folder, "
                         "or a preset (`lsgtool plugins` lists them).")] = None,
-    batch: Annotated[int, typer.Option(help="Batch size.")] = 1,
-    device: Annotated[str, typer.Option(help="cpu or cuda.")] = "cpu",
-    dtype: Annotated[str, typer.Option(help="float32, bfloat16 or float16.")] = "float32",
+    batch: Annotated[int, typer.Option(help="Batch size.", min=1)] = 1,
+    device: Annotated[Device, typer.Option(help="cpu or cuda.")] = Device.cpu,
+    dtype: Annotated[DType, typer.Option(help="float32, bfloat16 or float16.")] = DType.float32,
     threads: Annotated[Optional[int], typer.Option(
-        help="CPU threads per point.", show_default="torch's, all cores")] = None,
-    repeats: Annotated[int, typer.Option(help="Timed runs per point after a warm-up (median reported).")] = 3,
-    budget: Annotated[float, typer.Option(help="Seconds one point may take before it is abandoned.")] = 120.0,
+        help="CPU threads per point.", min=1, show_default="torch's, all cores")] = None,
+    repeats: Annotated[int, typer.Option(help="Timed runs per point after a warm-up (median reported).", min=1)] = 3,
+    budget: Annotated[float, typer.Option(help="Seconds one point may take before it is abandoned.",
+                                          callback=_positive)] = 120.0,
     memory_limit: Annotated[Optional[float], typer.Option(
-        help="MB a point may use; passing it ends the point.", show_default="the memory available at the start")] = None,
+        help="MB a point may use; passing it ends the point.", callback=_positive,
+        show_default="the memory available at the start")] = None,
     find_max: Annotated[bool, typer.Option(
         "--find-max", help="For each variant, bisect for the longest length that fits in the memory limit "
                             "(one timed run per probe).")] = False,
     baseline: Annotated[Optional[str], typer.Option(
         help="Variant the ratios and crossovers compare with.", show_default="full")] = None,
     out: Annotated[Path, typer.Option(help="Folder for results.json, results.csv and the PNG plots.")] = Path("profile-out"),
-    quick: Annotated[bool, typer.Option(help="A small, fast run (under a minute): 512 and 2k tokens, width 64.")] = False,
+    plots: Annotated[bool, typer.Option(help="Draw time.png and memory.png (needs matplotlib: lsgtool[plot]).")] = True,
+    quick: Annotated[bool, typer.Option(help="A small, fast run (under a minute): 512 and 2k tokens, width 64; "
+                                             "options given on the command line still win.")] = False,
     as_json: JsonOption = False,
 ) -> None:
     """Measure time and peak memory across lengths, one fresh process per point; table, JSON, CSV and plots."""
     from lsgtool.core.errors import UsageError
-    from lsgtool.core.profile import parse_lengths
-    from lsgtool.core.profile.engine import Plan
-    from lsgtool.core.profile.variants import LEVELS, Setup, check_variants
+    from lsgtool.core.lsg.config import LSGConfig
+    from lsgtool.profiling import parse_lengths
+    from lsgtool.profiling.engine import Plan
+    from lsgtool.profiling.variants import Setup, check_variants
 
-    pm = state(ctx).pm
-    if quick:
-        lengths, hidden, heads = lengths or QUICK["lengths"], QUICK["hidden"], QUICK["heads"]
-    block = block_size or (QUICK["block"] if quick else 128)
-    for name, value, allowed in (("level", level, LEVELS), ("mode", mode, ("inference", "train")),
-                                 ("device", device, ("cpu", "cuda")), ("dtype", dtype, ("float32", "bfloat16", "float16"))):
-        if value not in allowed:
-            raise UsageError(f"--{name} {value!r} is not one of: {', '.join(allowed)}.")
-    for name, value, least in (("hidden", hidden, 1), ("heads", heads, 1), ("layers", layers, 1), ("batch", batch, 1),
-                               ("repeats", repeats, 1), ("threads", threads or 1, 1), ("block-size", block, 1),
-                               ("sparsity-factor", sparsity_factor, 1)):
-        if value < least:
-            raise UsageError(f"--{name} {value} must be at least {least}.")
-    if budget <= 0 or (memory_limit is not None and memory_limit <= 0):
-        raise UsageError("--budget and --memory-limit must be positive.")
+    preset = QUICK if quick else DEFAULTS
+    lengths = lengths or (FIND_MAX_LENGTHS if find_max and not quick else preset["lengths"])
+    hidden, heads, block = hidden or preset["hidden"], heads or preset["heads"], block_size or preset["block"]
     if hidden % heads:
-        raise UsageError(f"--hidden {hidden} must be divisible by --heads {heads}.")
-    if device == "cuda":
+        raise UsageError(f"--hidden {hidden} must be divisible by --heads {heads}.", "e.g. --hidden 768 --heads 12.")
+    if plots:
+        from lsgtool.profiling.report import require_plotting
+
+        require_plotting()
+    if device is Device.cuda:
         import torch
 
         if not torch.cuda.is_available():
             raise UsageError("--device cuda, but torch sees no CUDA device here.", "use --device cpu.")
     target = None
+    if variants is not None and not variants.strip(", "):
+        raise UsageError("--variants is empty.", "name at least one variant, e.g. --variants full,lsg-norm.")
     if model is not None:
-        from lsgtool.core.profile.models import check_model_variants, resolve_model
-        from lsgtool.plugins.manager import get_registry
+        from lsgtool.core.registry import get_registry
+        from lsgtool.profiling.models import check_model_variants, resolve_model
 
-        target = resolve_model(model, pm)
+        target = resolve_model(model)
         names = [v.strip() for v in variants.split(",") if v.strip()] if variants else target.default_variants
-        names = check_model_variants(target, names, list(get_registry("sparse_selectors", pm)))
+        names = check_model_variants(target, names, list(get_registry("sparse_selectors")))
     else:
-        names = check_variants([v.strip() for v in (variants or DEFAULT_VARIANTS).split(",") if v.strip()], pm)
-    if not names:
-        raise UsageError("--variants is empty.", "name at least one variant.")
+        names = check_variants([v.strip() for v in (variants or DEFAULT_VARIANTS).split(",") if v.strip()])
+    if any(name.startswith("lsg-") for name in names):  # the block and factor must make an LSG layout
+        LSGConfig(block_size=block, sparse_block_size=block, sparsity_factor=sparsity_factor, sparsity_type=None)
     baseline = baseline or ("full" if "full" in names else names[0])
     if baseline not in names:
         raise UsageError(f"--baseline {baseline!r} is not among the profiled variants.", f"variants: {', '.join(names)}.")
-    plan = Plan(parse_lengths(lengths or (FIND_MAX_LENGTHS if find_max else "1k..16k")), names,
-                Setup(hidden, heads, layers, level, batch, block, sparsity_factor), mode, device, dtype, repeats, budget,
-                memory_limit, threads, None if target is None else vars(target))
+    level, mode, device, dtype = level.value, mode.value, device.value, dtype.value
+    plan = Plan(parse_lengths(lengths), names, Setup(hidden, heads, layers, level, batch, block, sparsity_factor), mode,
+                device, dtype, repeats, budget, memory_limit, threads, None if target is None else vars(target))
     shape = {"hidden": hidden, "heads": heads, "layers": layers if level == "encoder" else 1} if target is None else {}
     meta = {"level": "model" if target else level, "model": model, "mode": mode, "device": device, "dtype": dtype,
             **shape, "batch": batch, "block_size": block, "sparsity_factor": sparsity_factor, "baseline": baseline,
             "repeats": 0 if find_max else repeats, "budget_s": budget, "memory_limit_mb": plan.limit_mb()}
     if find_max:
-        _find_max(plan, meta, out, as_json)
+        _find_max(plan, meta, out, as_json, plots)
     else:
-        _profile(plan, meta, out, as_json)
+        _profile(plan, meta, out, as_json, plots)
 
 
 class _LiveView:
@@ -166,22 +194,22 @@ def _title(plan, meta) -> str:
             f"{plan.threads or 'default'} threads")
 
 
-def _profile(plan, meta: dict, out: Path, as_json: bool) -> None:
-    from lsgtool.core.profile.engine import run, summarise
-    from lsgtool.core.profile.report import write
+def _profile(plan, meta: dict, out: Path, as_json: bool, plots: bool) -> None:
+    from lsgtool.profiling.engine import run, summarise
+    from lsgtool.profiling.report import write
 
     view, live = _live(len(plan.lengths) * len(plan.variants), _title(plan, meta), as_json)
     points = _measure(live, lambda: run(plan, view.done, view.start))
     summary = summarise(points, meta["baseline"])
     meta["threads"] = next((p.threads for p in points if p.threads), None)
-    files = write(points, summary, meta, out)
+    files = write(points, summary, meta, out, plots)
     emit({"meta": meta, "points": [vars(p) for p in points], "summary": summary, "files": [str(f) for f in files]},
          as_json, _render)
 
 
-def _find_max(plan, meta: dict, out: Path, as_json: bool) -> None:
-    from lsgtool.core.profile.engine import find_max
-    from lsgtool.core.profile.report import write_longest
+def _find_max(plan, meta: dict, out: Path, as_json: bool, plots: bool) -> None:
+    from lsgtool.profiling.engine import find_max
+    from lsgtool.profiling.report import write_longest
 
     # a bisection's probe count is not known in advance: the bar counts variants
     view, live = _live(len(plan.variants), _title(plan, meta) + f"; longest within {meta['memory_limit_mb']:.0f} MB",
@@ -196,7 +224,7 @@ def _find_max(plan, meta: dict, out: Path, as_json: bool) -> None:
 
     found = _measure(live, search)
     meta["threads"] = next((p.threads for f in found for p in f.probes if p.threads), None)
-    files = write_longest(found, meta, out)
+    files = write_longest(found, meta, out, plots)
     longest = [{**f.row(), "probes": [vars(p) for p in f.probes]} for f in found]
     emit({"meta": meta, "longest": longest, "files": [str(f) for f in files]}, as_json, _render_longest)
 

@@ -8,11 +8,12 @@ from typing import Any
 
 @dataclass(frozen=True)
 class ModelPreset:
-    """What ``lsgtool ... --model NAME`` resolves to.
+    """What ``--model NAME`` (and ``lsgtool.load(NAME)``) resolves to.
 
-    ``architecture`` names the model family (``"locost"``, or a transformers class name), ``config``
-    holds configuration overrides, ``tokenizer`` the tokenizer folder or Hub id it expects, and
-    ``weights`` a local folder or Hub id (None: no published weights; the model must be trained).
+    ``architecture`` names the model family (``"locost"``, or a transformers class name), ``config`` holds
+    configuration overrides, ``tokenizer`` the tokenizer folder or Hub id it expects, ``weights`` a local
+    folder or Hub id (None: no weights on this machine), ``hint`` how to get the weights when they are
+    missing, ``description`` what the weights are and what the preset is good for.
     """
 
     architecture: str
@@ -20,3 +21,8 @@ class ModelPreset:
     config: dict[str, Any] = field(default_factory=dict)
     tokenizer: str | None = None
     weights: str | None = None
+    hint: str | None = None
+
+    @property
+    def kind(self) -> str:
+        return "locost" if self.architecture == "locost" else "transformers"

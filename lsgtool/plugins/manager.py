@@ -1,6 +1,8 @@
 """The plugin manager: built-in plugins first, then installed ones from the ``lsgtool`` entry-point group.
 
-Environment switch: ``LSGTOOL_LOAD_PLUGINS`` unset loads every installed plugin; set to an empty string it
+A manager fills ``lsgtool.core``'s registries (``registries()``, made the ones library code reads with
+``activate()``); the CLI activates its manager at start-up, and ``import lsgtool`` sets ``install_default``
+as what fills them on first use in library code. Environment switch: ``LSGTOOL_LOAD_PLUGINS`` unset loads every installed plugin; set to an empty string it
 loads none (built-ins only); set to ``a,b`` it loads only the plugins with those entry-point or
 distribution names.
 """
@@ -15,8 +17,10 @@ from importlib import metadata
 
 import pluggy
 
+from lsgtool.core import registry as core_registry
+from lsgtool.core.registry import Registries, Registry
 from lsgtool.plugins import hookspecs
-from lsgtool.plugins.registry import FAMILIES, Registry, collect
+from lsgtool.plugins.registry import FAMILIES, collect
 
 log = logging.getLogger("lsgtool.plugins")
 
@@ -55,9 +59,19 @@ class LsgtoolPluginManager(pluggy.PluginManager):
 
     def registry(self, family: str) -> Registry:
         """The registry of one family (``sparse_selectors``, ``commands``, ...), collected once."""
+        if family not in FAMILIES:
+            raise KeyError(f"unknown plugin family {family!r}; known: {', '.join(FAMILIES)}")
         if family not in self._registries:
             self._registries[family] = collect(self, family)
         return self._registries[family]
+
+    def registries(self) -> Registries:
+        """This manager's core registries (each collected on first use, re-collected after register/unregister)."""
+        return Registries(self.registry)
+
+    def activate(self) -> Registries | None:
+        """Make this manager's registries the ones ``lsgtool.core`` reads; returns the previously active set."""
+        return core_registry.use(self.registries())
 
     def register(self, plugin, name=None):
         self._registries.clear()
@@ -121,26 +135,6 @@ def make_plugin_manager(load_installed: bool | None = None) -> LsgtoolPluginMana
     return pm
 
 
-_default: LsgtoolPluginManager | None = None
-
-
-def default_plugin_manager() -> LsgtoolPluginManager:
-    """The manager the Python API uses when none is given (made on first use)."""
-    global _default
-    if _default is None:
-        _default = make_plugin_manager()
-    return _default
-
-
-def set_default_plugin_manager(pm: LsgtoolPluginManager | None) -> LsgtoolPluginManager | None:
-    """Make ``pm`` the manager the Python API uses; returns the previous one (None: make anew lazily)."""
-    global _default
-    previous, _default = _default, pm
-    return previous
-
-
-def get_registry(family: str, pm: LsgtoolPluginManager | None = None) -> Registry:
-    """The registry of ``family`` from ``pm`` or the default manager."""
-    if family not in FAMILIES:
-        raise KeyError(f"unknown plugin family {family!r}; known: {', '.join(FAMILIES)}")
-    return (pm or default_plugin_manager()).registry(family)
+def install_default() -> Registries:
+    """A manager with the built-ins and the installed plugins (``LSGTOOL_LOAD_PLUGINS`` honoured): its registries."""
+    return make_plugin_manager().registries()

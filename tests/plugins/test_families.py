@@ -1,30 +1,27 @@
-"""Every plugin family, registered by a third party on a fresh manager, is collected and listed."""
+"""Every plugin family, registered by a third party on a fresh manager, is collected, checked and listed."""
 
 import json
 
 import pytest
 
-from lsgtool import ModelPreset
+from lsgtool import ArchitectureAdapter, ModelPreset
 from lsgtool.cli import create_app
 from lsgtool.core.errors import PluginError
 from lsgtool.plugins import hookimpl
 from lsgtool.plugins.manager import make_plugin_manager
 
 
-from lsgtool import ArchitectureAdapter
+def _ssm_variant(H, N, channels=2, **options):
+    from lsgtool.core.ssm.kernels import S4DKernel
 
-_Adapter = ArchitectureAdapter  # (encoder, layers parent, insert, owner, positions, word embeddings)
-
-
-def _ssm_variant(d_model, d_state):
-    return (d_model, d_state)
+    return S4DKernel(H, N, channels, **options)
 
 
 class _Everything:
     @hookimpl
     def register_architectures(self, register):
-        register("tinybert", _Adapter("", "encoder", "embeddings.LayerNorm", "embeddings",
-                                      ("embeddings.position_embeddings",), "embeddings.word_embeddings"))
+        register("tinybert", ArchitectureAdapter("", "encoder", "embeddings.LayerNorm", "embeddings",
+                                                 ("embeddings.position_embeddings",), "embeddings.word_embeddings"))
 
     @hookimpl
     def register_ssm_variants(self, register):
@@ -39,7 +36,7 @@ def test_families_are_collected_with_their_plugin(runner):
     pm = make_plugin_manager(load_installed=False)
     pm.register(_Everything(), name="lsgtool-everything")
     assert pm.registry("architectures")["tinybert"].global_owner == "embeddings"
-    assert pm.registry("ssm_variants")["s4d_test"](4, 2) == (4, 2)
+    assert pm.registry("ssm_variants").require("s4d_test") is _ssm_variant
     preset = pm.registry("presets")["tiny_locost"]
     assert preset.config == {"d_model": 32} and pm.registry("presets").entry("tiny_locost").plugin == "lsgtool-everything"
     listing = json.loads(runner.invoke(create_app(pm), ["plugins", "--json"]).stdout)
@@ -59,23 +56,3 @@ def test_malformed_registration_is_refused_with_the_plugin_name():
     pm.register(_BadPreset(), name="lsgtool-badpreset")
     with pytest.raises(PluginError, match="plugin 'lsgtool-badpreset' registered model preset 'broken': expected a ModelPreset"):
         pm.registry("presets")
-
-
-def test_registered_adapter_wins_over_detection():
-    import transformers as T
-
-    from lsgtool.core.convert.adapters import BERT_LIKE
-    from lsgtool.core.convert.engine import resolve_adapter
-
-    class _ErnieAdapter:
-        @hookimpl
-        def register_architectures(self, register):
-            register("ernie", BERT_LIKE)
-
-    model = T.ErnieModel(T.ErnieConfig(hidden_size=32, num_hidden_layers=1, num_attention_heads=4, intermediate_size=37,
-                                       vocab_size=99, max_position_embeddings=64))
-    detected = resolve_adapter(model, make_plugin_manager(load_installed=False))
-    assert detected.layers_parent == "encoder" and detected.token_type_embeddings == "embeddings.token_type_embeddings"
-    pm = make_plugin_manager(load_installed=False)
-    pm.register(_ErnieAdapter(), name="lsgtool-ernie")
-    assert resolve_adapter(model, pm) is BERT_LIKE

@@ -1,6 +1,6 @@
-"""Generic conversion of Hugging Face checkpoints to LSG, and loading of LSG checkpoints."""
+"""Generic conversion of Hugging Face checkpoints to LSG (loading any checkpoint: ``lsgtool.core.load``)."""
 
 from lsgtool.core.convert.adapters import ArchitectureAdapter, detect_adapter
-from lsgtool.core.convert.api import convert, load, save
+from lsgtool.core.convert.api import convert, save
 
-__all__ = ["ArchitectureAdapter", "convert", "detect_adapter", "load", "save"]
+__all__ = ["ArchitectureAdapter", "convert", "detect_adapter", "save"]

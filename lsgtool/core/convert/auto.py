@@ -1,41 +1,28 @@
 """``model_type: "lsg"``: converted folders that transformers' Auto classes load once lsgtool is imported.
 
-A converted folder stores the base model's configuration plus the LSG keys, with ``model_type`` "lsg" and
-``base_model_type`` naming the original type. ``AutoConfig`` maps "lsg" to ``LSGModelConfig``; every
-``AutoModel*`` class maps it to a loader that builds the base architecture and applies LSG (``api.load``).
+``AutoConfig`` maps "lsg" to ``LSGModelConfig``; every ``AutoModel*`` class maps it to a loader that hands the
+folder, the task and the caller's options to ``lsgtool.load``.
 """
 
 from __future__ import annotations
 
 from transformers import PretrainedConfig
 
-MODEL_TYPE = "lsg"
-AUTO_TASKS = {
-    "AutoModel": "base",
-    "AutoModelForMaskedLM": "masked-lm",
-    "AutoModelForSequenceClassification": "sequence-classification",
-    "AutoModelForTokenClassification": "token-classification",
-    "AutoModelForQuestionAnswering": "question-answering",
-    "AutoModelForSeq2SeqLM": "seq2seq-lm",
-    "AutoModelForMultipleChoice": "multiple-choice",
-    "AutoModelForPreTraining": "pretraining",
-}
+from lsgtool.core.convert.folder import MODEL_TYPE, TASKS
+from lsgtool.core.errors import UsageError
+
+_INTERNAL = ("_from_auto", "_commit_hash", "adapter_kwargs", "code_revision")
 
 
 class LSGModelConfig(PretrainedConfig):
-    """The configuration of an lsgtool-converted model: the base config's keys, the LSG keys, the base type."""
+    """The configuration of an lsgtool-layout folder as AutoConfig reads it: the base config's keys, the LSG
+    keys and ``base_model_type`` (``lsgtool.load`` builds the base model's own config from the same file)."""
 
     model_type = MODEL_TYPE
 
     def __init__(self, base_model_type: str = "bert", **kwargs):
         self.base_model_type = base_model_type
         super().__init__(**kwargs)
-
-    def base_config(self) -> PretrainedConfig:
-        from transformers import AutoConfig
-
-        values = {k: v for k, v in self.to_dict().items() if k not in ("model_type", "base_model_type", "transformers_version")}
-        return AutoConfig.for_model(self.base_model_type, **values)
 
 
 def _loader(auto_name: str, task: str) -> type:
@@ -45,10 +32,19 @@ def _loader(auto_name: str, task: str) -> type:
         config_class = LSGModelConfig
 
         @classmethod
-        def from_pretrained(cls, pretrained_model_name_or_path, *args, **kwargs):
-            from lsgtool.core.convert.api import load
+        def from_pretrained(cls, pretrained_model_name_or_path, *model_args, config=None, **kwargs):
+            from lsgtool.core.load import load
 
-            return load(pretrained_model_name_or_path, task=task if task != "base" else "base")
+            if model_args:
+                raise UsageError(f"{auto_name}.from_pretrained on an LSG folder takes no positional model arguments.",
+                                 "pass options by name.")
+            for name in _INTERNAL:
+                kwargs.pop(name, None)
+            overrides = None
+            if isinstance(config, LSGModelConfig):  # what transformers read from the folder, maybe changed by the caller
+                skip = ("model_type", "base_model_type", "transformers_version")
+                overrides = {k: v for k, v in config.to_dict().items() if k not in skip}
+            return load(pretrained_model_name_or_path, task=task, config_overrides=overrides, **kwargs)
 
     LSGAutoLoader.__name__ = LSGAutoLoader.__qualname__ = f"LSG{auto_name.removeprefix('Auto')}Loader"
     return LSGAutoLoader
@@ -66,7 +62,7 @@ def register_auto_classes() -> None:
     from transformers import AutoConfig
 
     AutoConfig.register(MODEL_TYPE, LSGModelConfig, exist_ok=True)
-    for auto_name, task in AUTO_TASKS.items():
+    for task, auto_name in TASKS.items():
         getattr(transformers, auto_name).register(LSGModelConfig, _loader(auto_name, task), exist_ok=True)
     _registered = True
 

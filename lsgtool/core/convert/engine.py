@@ -1,18 +1,23 @@
 """Generic LSG conversion: extend positions, add global tokens, route encoder self-attention to LSG.
 
 Works on the model object through an ``ArchitectureAdapter`` (see ``adapters``), never through a copied
-modeling file: transformers' own classes run, with the "lsg" attention backend (``hf_attention``).
+modeling file: transformers' own classes run, with the "lsg" attention backend (``hf_attention``). Around
+the layer stack, three hooks do what the authors' modeling files do: prepend the global tokens, pad the
+input to whole blocks, and take the global tokens and the padding off the output again.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import inspect
 import math
 
 import torch
+import torch.nn.functional as F
 from torch import nn
 
-from lsgtool.core.convert.adapters import ArchitectureAdapter, detect_adapter, uses_attention_interface
+from lsgtool.core.convert.adapters import (ArchitectureAdapter, attention_patterns, detect_adapter, find,
+                                           uses_attention_interface)
 from lsgtool.core.convert.hf_attention import NAME, install
 from lsgtool.core.errors import UsageError
 from lsgtool.core.lsg.config import LSGConfig
@@ -20,26 +25,29 @@ from lsgtool.core.lsg.config import LSGConfig
 GLOBAL_TABLE_ROWS = 512  # the authors' checkpoints store 512 global embeddings and use the first G
 
 
-def resolve_adapter(model, pm=None) -> ArchitectureAdapter:
-    """The registered adapter for the model type, else one found automatically."""
-    from lsgtool.plugins.manager import get_registry
+def resolve_adapter(model) -> ArchitectureAdapter:
+    """The registered adapter for the model type (its attention modules found by running the model when it
+    declares none), else one found automatically."""
+    from lsgtool.core.registry import get_registry
 
-    registry = get_registry("architectures", pm)
+    registry = get_registry("architectures")
     model_type = model.config.model_type.replace("-", "_")
+    hint = (f"supported: {', '.join(registry)}, and encoders with absolute positions whose attention uses the "
+            "attention interface; add an adapter with the register_architectures hook (docs/plugins.md).")
     if model_type in registry:
-        return registry[model_type]
-    hint = (
-        f"supported: {', '.join(registry)}, and encoders with absolute positions whose attention uses the "
-        "attention interface; add an adapter with the register_architectures hook (docs/plugins.md)."
-    )
+        adapter = registry[model_type]
+        if not adapter.self_attention:
+            adapter = dataclasses.replace(adapter, **dict(zip(("self_attention", "cross_attention"),
+                                                             attention_patterns(model, adapter.encoder))))
+        return adapter
     if not getattr(model.config, "is_encoder_decoder", False) and any(
         getattr(m, "is_causal", False) for m in model.modules()
     ):
         raise UsageError(f"model type {model_type!r} is decoder-only; LSG conversion handles encoders and "
                          "encoder-decoders.", hint)
     if not uses_attention_interface(model):
-        raise UsageError(f"model type {model_type!r} is not supported: its attention does not run through "
-                         "transformers' attention interface and no plugin registers an adapter for it.", hint)
+        raise UsageError(f"model type {model_type!r} is not supported: transformers marks it as not running its "
+                         "attention through the attention interface, and no plugin registers an adapter for it.", hint)
     try:
         return detect_adapter(model)
     except UsageError as exc:
@@ -86,51 +94,59 @@ def extend_positions(model, adapter: ArchitectureAdapter, max_length: int) -> No
     model.config.max_position_embeddings = old_config_length + delta
 
 
-def _flagged(model):
-    return [m for m in model.modules() if hasattr(m, "lsg_config")]
-
-
 def set_lsg_config(model, config: LSGConfig) -> None:
-    """Change the LSG settings of an LSG model in place (all layers, global-token hooks, config.json)."""
-    model.base_model.lsg_config = config
-    for module in _flagged(model):
-        module.lsg_config = config
-    model.config.update({k: v for k, v in config.to_dict().items()})
-
-
-def _is_cross_attention(name: str, module: nn.Module) -> bool:
-    return "cross" in name or "encoder_attn" in name or bool(getattr(module, "is_cross_attention", False))
+    """Change the LSG settings of an LSG model in place (all layers, hooks, config.json)."""
+    base = model.base_model
+    base.lsg_config = config
+    for module in base.modules():
+        if hasattr(module, "lsg_config"):
+            module.lsg_config = config
+        if hasattr(module, "lsg_key_prefix"):
+            module.lsg_key_prefix = config.num_global_tokens if config.pass_global_tokens_to_decoder else 0
+    model.config.update(config.to_dict())
 
 
 def apply_lsg(model, config: LSGConfig, adapter: ArchitectureAdapter) -> None:
-    """Make ``model`` an LSG model: flag encoder self-attention, hook the global tokens, switch backend."""
+    """Make ``model`` an LSG model: flag the adapter's attention modules, hook the global tokens and the
+    padding, switch the attention backend. Calling it again replaces the settings (no second set of hooks)."""
     install()
     base = model.base_model
-    encoder = base.get_submodule(adapter.encoder) if adapter.encoder else base
-    for name, module in encoder.named_modules():
-        if "Attention" in type(module).__name__ and not _is_cross_attention(name, module):
-            module.lsg_config = config
-    base.lsg_config = config
+    for handle in getattr(base, "_lsg_hooks", ()):
+        handle.remove()
+    attention = find(base, adapter.self_attention)
+    if not attention:
+        raise UsageError(f"the adapter of model type {model.config.model_type!r} names self-attention modules "
+                         f"{', '.join(adapter.self_attention) or '(none)'}, and the model has none of them.",
+                         "fix the adapter's self_attention patterns (docs/plugins.md).")
+    for _, module in attention:
+        module.lsg_config = config
+    for _, module in find(base, adapter.cross_attention):
+        module.lsg_key_prefix = 0
     owner = base.get_submodule(adapter.global_owner)
     word = base.get_submodule(adapter.word_embeddings)
     if not hasattr(owner, "global_embeddings"):
         rows = max(GLOBAL_TABLE_ROWS, config.num_global_tokens)
         owner.global_embeddings = nn.Embedding(rows, word.embedding_dim).to(word.weight)
-    base.get_submodule(adapter.global_insert).register_forward_pre_hook(_prepend_globals(base, owner), with_kwargs=True)
-    base.get_submodule(adapter.layers_parent).register_forward_hook(_strip_globals(base))
+    parent = base.get_submodule(adapter.layers_parent)
+    globals_first = not adapter.global_insert.startswith(f"{adapter.layers_parent}.") and adapter.layers_parent != ""
+    base._lsg_hooks = [
+        base.get_submodule(adapter.global_insert).register_forward_pre_hook(_prepend_globals(base, owner), with_kwargs=True),
+        parent.register_forward_pre_hook(_pad_to_blocks(model, adapter, globals_first), with_kwargs=True),
+        parent.register_forward_hook(_strip(base)),
+    ]
     try:
         model.set_attn_implementation(NAME)
     except (ValueError, TypeError, AttributeError):
         model.config._attn_implementation = NAME
-    model.config.update(config.to_dict())
+    set_lsg_config(model, config)
 
 
 def _prepend_globals(base, owner):
     def hook(module, args, kwargs):
         G = base.lsg_config.num_global_tokens
-        hidden = args[0] if args else kwargs.pop("hidden_states")
         if G == 0:
             return None
+        hidden = args[0] if args else kwargs.pop("hidden_states")
         glob = owner.global_embeddings.weight[:G].to(hidden.dtype).expand(hidden.shape[0], -1, -1)
         hidden = torch.cat([glob, hidden], dim=1)  # (B G+L E)
         return ((hidden, *args[1:]), kwargs) if args else (args, {**kwargs, "hidden_states": hidden})
@@ -138,15 +154,55 @@ def _prepend_globals(base, owner):
     return hook
 
 
-def _strip_globals(base):
+def _pad_to_blocks(model, adapter: ArchitectureAdapter, globals_first: bool):
+    """Pad the layer stack's input to whole blocks as the authors' models do (``adaptive``): padded positions
+    run through the layers, masked as keys. ``hidden``: zero vectors appended to the hidden states; ``tokens``:
+    the pad token appended to the input ids (zero vectors to ``inputs_embeds``), while positions last.
+    Records the real length for ``_strip``."""
+    base, padding = model.base_model, adapter.padding
+    signature = inspect.signature(base.get_submodule(adapter.layers_parent).forward)
+    mask_name = next((n for n in ("attention_mask", "attn_mask", "mask") if n in signature.parameters), None)
+
+    def hook(module, args, kwargs):
+        config = base.lsg_config
+        bound = signature.bind_partial(*args, **kwargs)
+        values = bound.arguments
+        if padding == "tokens":
+            name = "input_ids" if values.get("input_ids") is not None else "inputs_embeds"
+        else:
+            name = next(iter(signature.parameters))
+        x = values[name]
+        G = config.num_global_tokens if globals_first and padding == "hidden" else 0
+        t = x.shape[1] - G
+        base._lsg_length = t
+        pad = -t % config.block_size
+        if not config.adaptive or t <= 2 * config.block_size or not pad:
+            return None
+        if padding == "tokens" and t + pad > usable_positions(model, adapter):
+            return None  # no position left for the padding: lsg_attention pads inside instead
+        fill = base.config.pad_token_id if name == "input_ids" else 0
+        values[name] = F.pad(x, (0, pad) if x.dim() == 2 else (0, 0, 0, pad), value=fill if fill is not None else 0)
+        mask = values.get(mask_name)
+        if mask is None:
+            mask = torch.ones(x.shape[0], t, dtype=torch.long, device=x.device)
+        if mask_name is not None and mask.dim() == 2:
+            values[mask_name] = F.pad(mask, (0, pad), value=0)
+        return bound.args, bound.kwargs
+
+    return hook
+
+
+def _strip(base):
     def strip(hidden):
         config = base.lsg_config
-        G = config.num_global_tokens
-        if G == 0 or hidden is None:
+        G, t = config.num_global_tokens, getattr(base, "_lsg_length", None)
+        if hidden is None or t is None:
             return hidden
-        if config.pool_with_global:  # the first real token takes the first global token's output
-            return torch.cat([hidden[:, :1], hidden[:, G + 1 :]], dim=1)
-        return hidden[:, G:]
+        if config.pass_global_tokens_to_decoder:  # the decoder sees the global tokens too (authors' BART default)
+            return hidden[:, : G + t]
+        if G and config.pool_with_global:  # the first real token takes the first global token's output
+            return torch.cat([hidden[:, :1], hidden[:, G + 1 : G + t]], dim=1)
+        return hidden[:, G : G + t]
 
     def hook(module, args, output):
         if isinstance(output, tuple) and not hasattr(output, "last_hidden_state"):

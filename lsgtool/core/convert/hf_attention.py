@@ -2,7 +2,9 @@
 
 Modules flagged with an ``lsg_config`` attribute (encoder self-attention of a converted model) run
 ``lsg_attention``; every other module of the model (decoder self-attention, cross-attention) runs dense
-SDPA. The mask function hands the 2-D padding mask through unchanged, so no L×L mask is ever built.
+SDPA. Cross-attention flagged with ``lsg_key_prefix`` G > 0 reads encoder outputs that start with G global
+tokens its padding mask does not know: they are kept. The mask function hands the 2-D padding mask
+through unchanged, so no L×L mask is ever built.
 Legend: B batch, H heads, Q query length, K key length, D head dim.
 """
 
@@ -38,6 +40,9 @@ def lsg_attention_forward(module, query, key, value, attention_mask, dropout=0.0
             keep = F.pad(keep, (G, 0), value=True)
         out = lsg_attention(query, key, value, keep, config=config, dropout_p=dropout, scale=scaling)
         return out.transpose(1, 2).contiguous(), None
+    prefix = getattr(module, "lsg_key_prefix", 0)
+    if prefix and keep is not None and keep.shape[1] == K - prefix:
+        keep = F.pad(keep, (prefix, 0), value=True)
     allowed = torch.ones(1, 1, Q, K, dtype=torch.bool, device=query.device)
     if keep is not None:
         allowed = allowed & keep[:, None, None, -K:]

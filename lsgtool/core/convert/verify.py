@@ -9,6 +9,7 @@ from typing import Any
 import torch
 
 from lsgtool.core.convert.engine import set_lsg_config, with_lsg
+from lsgtool.core.lsg.config import LSGConfig
 
 
 def _first_output(model, ids: torch.Tensor) -> torch.Tensor:
@@ -25,21 +26,33 @@ def _sample_ids(model, length: int, seed: int = 0) -> torch.Tensor:
     return torch.randint(min(5, vocab - 1), vocab, (1, length), generator=generator)
 
 
-@torch.no_grad()
-def verify(saved: Path, converted, source, max_length: int, pm=None) -> dict[str, Any]:
-    """Reload ``saved`` from disk and check it three ways; returns the results (never raises on a mismatch)."""
-    from lsgtool.core.convert.api import load
+def _as_full_attention(model) -> LSGConfig | None:
+    """Reduce an LSG model to full attention without global tokens (short inputs); returns its config to restore."""
+    if not hasattr(model.base_model, "lsg_config"):
+        return None
+    config = with_lsg(model)
+    set_lsg_config(model, with_lsg(model, num_global_tokens=0, mask_first_token=False))
+    return config
 
-    reloaded = load(saved, pm=pm)
-    config = with_lsg(reloaded)
-    short = _sample_ids(reloaded, min(32, 2 * config.block_size))
+
+@torch.no_grad()
+def verify(saved: Path, converted, source, max_length: int) -> dict[str, Any]:
+    """Reload ``saved`` from disk and check it three ways; returns the results (never raises on a mismatch).
+
+    ``source`` is the model before conversion (an LSG source is reduced to full attention too)."""
+    from lsgtool.core.load import load
+
+    reloaded = load(saved)
+    short = _sample_ids(reloaded, min(32, 2 * with_lsg(reloaded).block_size))
     results: dict[str, Any] = {}
     results["reload_max_abs_diff"] = (_first_output(reloaded, short) - _first_output(converted.eval(), short)).abs().max().item()
-    set_lsg_config(reloaded, with_lsg(reloaded, num_global_tokens=0, mask_first_token=False))
+    restore = [(m, _as_full_attention(m)) for m in (reloaded, source)]
     try:
         diff = (_first_output(reloaded, short) - _first_output(source.eval(), short)).abs().max().item()
     finally:
-        set_lsg_config(reloaded, config)
+        for model, config in restore:
+            if config is not None:
+                set_lsg_config(model, config)
     results["source_max_abs_diff"] = diff
     start = time.perf_counter()
     long_out = _first_output(reloaded, _sample_ids(reloaded, max_length, seed=1))

@@ -81,11 +81,9 @@ def _causal_block_pattern(S: int, K: int) -> Tensor:
 
 
 def _select(q, k, v, keep, first_query, config: LSGConfig, scale) -> SparseTokens | None:
-    if not config.has_sparse:
+    selector = config.selector
+    if selector is None:
         return None
-    from lsgtool.plugins.manager import get_registry
-
-    selector = get_registry("sparse_selectors").require(config.sparsity_type)
     generator = None if config.lsh_seed is None else torch.Generator().manual_seed(config.lsh_seed)
     return selector(SparseInputs(q, k, v, keep, first_query, config, scale, generator))
 

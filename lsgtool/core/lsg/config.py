@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, fields
-from typing import Any
+from dataclasses import dataclass, fields
+from typing import Any, Callable
 
 from lsgtool.core.errors import ConfigError, UsageError
 
@@ -18,10 +18,14 @@ class LSGConfig:
     ``sparsity_type``: how the selector reduces the sequence by f; ``sparse_block_size``: how many reduced
     tokens each query block takes on each side beyond its local window (0: no sparse attention).
     ``num_global_tokens`` G: the first G positions attend everywhere and are attended by all.
-    ``mask_first_token``: the first non-global token is hidden as a key. ``pool_with_global`` and
-    ``adaptive`` are model-level switches kept for checkpoint compatibility (lsgtool always pads to a
-    multiple of S). ``lsh_seed``: seed of the random generator handed to selectors (``lsh`` projections, plugin
+    ``mask_first_token``: the first non-global token is hidden as a key. Model-level switches of the
+    authors' checkpoints: ``pool_with_global`` (the first token's output is the first global token's),
+    ``adaptive`` (inputs are padded to whole blocks before the first layer; without it ``lsg_attention``
+    pads inside), ``pass_global_tokens_to_decoder`` (encoder-decoders: the decoder also attends to the
+    global tokens; the authors' converter sets it, lsgtool's ``convert`` leaves it off unless asked). ``lsh_seed``: seed of the random generator handed to selectors (``lsh`` projections, plugin
     selectors that draw at random); None: unseeded.
+
+    The selector is looked up in the active registry once, when the config is built (``selector``).
     """
 
     block_size: int = 128
@@ -34,6 +38,7 @@ class LSGConfig:
     lsh_num_pre_rounds: int = 1
     adaptive: bool = True
     lsh_seed: int | None = 0
+    pass_global_tokens_to_decoder: bool = False
 
     def __post_init__(self) -> None:
         if self.sparsity_type == "none":
@@ -49,8 +54,20 @@ class LSGConfig:
         """Size of the blocks inside which ``norm`` and ``lsh`` choose their tokens."""
         return min(self.block_size, self.sparse_block_size) if self.sparse_block_size else self.block_size
 
+    @property
+    def selector(self) -> Callable | None:
+        """The sparse selector function (None: no sparse attention), resolved when the config was built."""
+        if not self.has_sparse:
+            return None
+        name, function = getattr(self, "_resolved", (None, None))
+        if name != self.sparsity_type:  # the field was reassigned after building
+            self.validate()
+            name, function = self._resolved
+        return function
+
     def validate(self, selectors=None) -> None:
-        """Raise ConfigError naming the broken rule; ``selectors`` defaults to the registered ones."""
+        """Raise ConfigError naming the broken rule and resolve the selector; ``selectors`` defaults to the
+        active registry."""
         for name in ("block_size", "sparsity_factor"):
             value = getattr(self, name)
             if not isinstance(value, int) or value < 1:
@@ -71,18 +88,20 @@ class LSGConfig:
                 f"divide it and be divisible by sparsity_factor ({self.sparsity_factor}).",
                 "use sparse_block_size equal to block_size (the default layout) or a divisor of it.",
             )
+        function = None
         if self.sparsity_type not in NO_SPARSITY:
             if selectors is None:
-                from lsgtool.plugins.manager import get_registry
+                from lsgtool.core.registry import get_registry
 
                 selectors = get_registry("sparse_selectors")
             try:
-                selectors.require(self.sparsity_type)
+                function = selectors.require(self.sparsity_type)
             except UsageError as exc:
                 raise ConfigError(exc.message, exc.hint) from None
+        self._resolved = (self.sparsity_type, function)
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        return {f.name: getattr(self, f.name) for f in fields(self)}
 
     @classmethod
     def from_dict(cls, values: dict[str, Any] | Any, **overrides: Any) -> "LSGConfig":

@@ -149,11 +149,16 @@ def _ref_pooling(x):
 
 
 def _ref_bos_pooling(x):
+    """Weights: softmax of the first (non-global) query's scores over the real tokens of the group, uniform
+    over a group of padding only; every reduced token usable (the authors' code never masks them)."""
+    if x.config.sparsity_factor == 1:
+        return _pick(x, lambda b, h: list(range(x.key.shape[2])))
+
     def weights(b, h, group):
         if not any(bool(x.mask[b, p]) for p in group):
-            return None
+            return [1.0 / len(group)] * len(group)
         scores = torch.tensor(
-            [float(x.first_query[b, h, 0] @ x.key[b, h, p]) * x.scale if x.mask[b, p] else -math.inf for p in group],
+            [float(x.query[b, h, 0] @ x.key[b, h, p]) * x.scale if x.mask[b, p] else -math.inf for p in group],
             dtype=torch.float64,
         )
         return scores.softmax(0).tolist()
@@ -162,7 +167,12 @@ def _ref_bos_pooling(x):
 
 
 def _ref_lsh(x):
-    """Per block and head: hash every member by argmax([uR; -uR]) of its unit direction, sum, repeat, average."""
+    """Per block and head: hash every member by argmax([uR; -uR]) of its unit direction, sum, repeat, average.
+    (f = 1: every token as it is; f = sparse_block_size: bos_pooling, as the authors' code.)"""
+    if x.config.sparsity_factor == 1:
+        return _pick(x, lambda b, h: list(range(x.key.shape[2])))
+    if x.config.sparsity_factor == x.config.sparse_block_size:
+        return _ref_bos_pooling(x)
     B, H, n, D = x.key.shape
     s, f = x.config.selection_block, x.config.sparsity_factor
     sizes = lsh_rounds(x.config)

@@ -104,14 +104,22 @@ def pooling_selector(x: SparseInputs) -> SparseTokens:
 
 
 def bos_pooling_selector(x: SparseInputs) -> SparseTokens:
-    """Pool f consecutive tokens weighted by the softmax of the first query's scores (authors' variant)."""
+    """Pool f consecutive tokens weighted by the softmax of the first token's scores (the authors' variant).
+
+    As the authors' code computes it: the scores are those of the first non-global query (BOS / [CLS]), and
+    every reduced token stays visible, padding-only groups included (their test of the pooled additive mask
+    against its minimum never holds once the mean overflows to -inf), such groups averaging their padding.
+    With f = 1 the tokens are kept as they are, mask included.
+    """
     B, H, n, D = x.key.shape
     f = x.config.sparsity_factor
-    scores = (x.first_query @ x.key.transpose(-1, -2)).squeeze(-2) * x.scale  # (B H n)
+    if f == 1:
+        return SparseTokens(x.key, x.value, x.mask[:, None])
+    scores = (x.query[:, :, :1] @ x.key.transpose(-1, -2)).squeeze(-2) * x.scale  # (B H n)
     scores = scores.masked_fill(~x.mask.unsqueeze(1), torch.finfo(scores.dtype).min)
     weights = scores.view(B, H, n // f, f).softmax(-1).view(B, H, n)
-    count = x.mask.view(B, 1, n // f, f).sum(-1)
-    return SparseTokens(_group_mean(x.key, weights, f), _group_mean(x.value, weights, f), count > 0)
+    visible = torch.ones(1, 1, n // f, dtype=torch.bool, device=x.key.device)
+    return SparseTokens(_group_mean(x.key, weights, f), _group_mean(x.value, weights, f), visible)
 
 
 def lsh_projections(
@@ -136,8 +144,16 @@ def lsh_buckets(keys: Tensor, rotation: Tensor, clusters: int) -> Tensor:
 
 
 def lsh_selector(x: SparseInputs) -> SparseTokens:
-    """LSH clustering: per selection block and head, hash keys into S/f clusters and average each cluster."""
+    """LSH clustering: per selection block and head, hash keys into S/f clusters and average each cluster.
+
+    As the authors' code: with f = 1 the tokens are kept as they are, and with f equal to
+    ``sparse_block_size`` (one cluster per block) it pools as ``bos_pooling`` does.
+    """
     B, H, n, D = x.key.shape
+    if x.config.sparsity_factor == 1:
+        return SparseTokens(x.key, x.value, x.mask[:, None])
+    if x.config.sparsity_factor == x.config.sparse_block_size:
+        return bos_pooling_selector(x)
     s = x.config.selection_block
     counts = x.mask.view(B, 1, n // s, s).to(x.key.dtype).expand(B, H, -1, -1)
     keys = x.key.view(B, H, n // s, s, D) * counts.unsqueeze(-1)

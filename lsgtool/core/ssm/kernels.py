@@ -122,4 +122,29 @@ def s4d_real(H: int, N: int, channels: int = 2, **options) -> S4DKernel:
     return S4DKernel(H, N, channels, real=True, **options)
 
 
+def check_variant(variant) -> str | None:
+    """The SSM-variant hook's contract, checked on a tiny instance; None when it holds, else what breaks it.
+
+    ``variant(H, N, channels=2, dt_min=, dt_max=)`` builds an ``nn.Module`` whose ``forward(L, channels=slice)``
+    returns the real (channels, len(range(H)[channels]), L) kernels.
+    """
+    H, N, L = 4, 4, 8
+    try:
+        module = variant(H, N, channels=2, dt_min=1e-3, dt_max=1e-1)
+    except Exception as exc:
+        return f"variant(H, N, channels=2, dt_min=, dt_max=) raised {type(exc).__name__}: {exc}"
+    if not isinstance(module, nn.Module):
+        return f"variant(...) returned {type(module).__name__}, not an nn.Module"
+    with torch.no_grad():
+        for channels, width in ((slice(None), H), (slice(1, 3), 2)):
+            try:
+                kernel = module(L, channels=channels)
+            except Exception as exc:
+                return f"its forward(L, channels=...) raised {type(exc).__name__}: {exc}"
+            shape = tuple(kernel.shape) if isinstance(kernel, Tensor) else type(kernel).__name__
+            if shape != (2, width, L):
+                return f"forward({L}, channels={channels}) returned {shape}, expected a tensor of shape {(2, width, L)}"
+    return None
+
+
 BUILTIN_VARIANTS = {"s4d_lin": s4d_lin, "s4d_inv": s4d_inv, "s4d_real": s4d_real}

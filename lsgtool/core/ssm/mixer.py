@@ -33,7 +33,7 @@ class S4D(nn.Module):
 
     def __init__(self, config: SSMShape):
         super().__init__()
-        from lsgtool.plugins.manager import get_registry
+        from lsgtool.core.registry import get_registry
 
         E = config.d_model
         self.H = E // config.num_ssm_heads

@@ -8,14 +8,14 @@ Legend: B batch, H heads, n padded length, D head dim, S block size, f sparsity 
 
 from __future__ import annotations
 
-from lsgtool.plugins import hookimpl
+from lsgtool.plugin_api import hookimpl
 
 
 def random_block_selector(x):
     """Per head and block, one random sub-block of S/f consecutive tokens (``SparseInputs -> SparseTokens``)."""
     import torch  # here, not at import: loading the plugin must not slow `lsgtool --help`
 
-    from lsgtool.core.lsg.selectors import gather_tokens
+    from lsgtool.plugin_api import gather_tokens
 
     B, H, n, D = x.key.shape
     S, f = x.config.block_size, x.config.sparsity_factor

@@ -10,14 +10,14 @@ import lsgtool_bigbird_random
 from lsgtool import LSGConfig, SparseInputs, lsg_attention
 from lsgtool.cli import create_app
 from lsgtool.core.lsg.reference import dense_lsg_attention
-from lsgtool.plugins.manager import make_plugin_manager, set_default_plugin_manager
+from lsgtool.plugins.manager import make_plugin_manager
 
 
 @pytest.fixture
 def pm():
     pm = make_plugin_manager(load_installed=False)
     pm.register(lsgtool_bigbird_random, name="bigbird-random")
-    set_default_plugin_manager(pm)
+    pm.activate()
     return pm
 
 
@@ -78,5 +78,5 @@ def test_listed_and_accepted_once_installed(monkeypatch):
     entry = next(p for p in listing["plugins"] if p["name"] == "bigbird-random")
     assert entry["distribution"] == "lsgtool-bigbird-random"
     assert entry["registers"] == {"sparse_selectors": ["random"]}
-    set_default_plugin_manager(pm)
+    pm.activate()
     assert LSGConfig(sparsity_type="random").sparsity_type == "random"

@@ -11,10 +11,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from lsgtool.commands import state
-from lsgtool.commands._common import JsonOption, emit
-from lsgtool.core.profile.memory import available_mb
-from lsgtool.plugins import hookimpl
+from lsgtool.plugin_api import JsonOption, available_mb, emit, hookimpl, state
 
 
 def _version(dist: str) -> str:

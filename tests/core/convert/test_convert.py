@@ -7,7 +7,8 @@ import sys
 import pytest
 import torch
 
-from lsgtool.core.convert import convert, load, save
+from lsgtool import load
+from lsgtool.core.convert import convert, save
 from lsgtool.core.errors import UsageError
 
 
@@ -160,7 +161,7 @@ def test_relative_positions_are_refused():
 
 
 def test_missing_model_offline_says_where_it_looked(tmp_path):
-    with pytest.raises(UsageError, match="not found: looked in the local folder") as info:
+    with pytest.raises(UsageError, match="is not on this machine: not a local path, not in the Hugging Face cache") as info:
         convert("someone/not-a-model")
     assert "hf download someone/not-a-model" in info.value.hint
     with pytest.raises(UsageError, match="has no config.json"):

@@ -10,7 +10,7 @@ from lsgtool import LSGConfig, LSGSelfAttention, lsg_attention
 from lsgtool.core.lsg.reference import dense_lsg_attention, reference_selector
 from lsgtool.core.lsg.selectors import SparseInputs
 from lsgtool.core.lsg.selectors import BUILTIN_SELECTORS
-from lsgtool.plugins.manager import make_plugin_manager, set_default_plugin_manager
+from lsgtool.plugins.manager import make_plugin_manager
 
 # Every registered selector, installed plugins included: each must match the dense reference.
 PM = make_plugin_manager()
@@ -19,7 +19,7 @@ SELECTORS = sorted(PM.registry("sparse_selectors"))
 
 @pytest.fixture(autouse=True)
 def _with_installed_selectors():
-    set_default_plugin_manager(PM)
+    PM.activate()
 
 
 def _inputs(B, H, L, D, dtype=torch.float64, seed=0):
@@ -230,7 +230,8 @@ def test_config_rules_name_what_is_wrong():
 def test_config_from_official_checkpoint_keys():
     official = {"block_size": 32, "sparse_block_size": 32, "sparsity_factor": 4, "sparsity_type": "lsh",
                 "num_global_tokens": 7, "mask_first_token": True, "pool_with_global": True,
-                "lsh_num_pre_rounds": 1, "adaptive": True, "hidden_size": 768, "model_type": "bert"}
+                "lsh_num_pre_rounds": 1, "adaptive": True, "pass_global_tokens_to_decoder": True,
+                "hidden_size": 768, "model_type": "bert"}
     config = LSGConfig.from_dict(official)
     assert config.to_dict() == {**{k: v for k, v in official.items() if k not in ("hidden_size", "model_type")}, "lsh_seed": 0}
 

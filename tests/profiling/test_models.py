@@ -4,8 +4,8 @@ import pytest
 import torch
 
 from lsgtool.core.errors import UsageError
-from lsgtool.core.profile.models import _build, check_model_variants, model_step, resolve_model
-from lsgtool.core.profile.variants import Setup
+from lsgtool.profiling.models import _build, check_model_variants, model_step, resolve_model
+from lsgtool.profiling.variants import Setup
 
 
 @pytest.fixture
@@ -31,12 +31,12 @@ def test_kinds_of_model(converted, tiny_folder, locost_folder):
     assert resolve_model(str(tiny_folder)).kind == "source"
     assert resolve_model(str(locost_folder)).kind == "locost"
     preset = resolve_model("locost-16k")
-    assert preset.kind == "locost" and preset.preset_config == {"max_input_length": 16384}
+    assert preset.kind == "locost" and preset.preset_config == {"d_state": 512, "max_input_length": 16384}
     assert resolve_model("minilm").kind == "source"  # the packaged all-MiniLM-L6-v2
 
 
 def test_unknown_models_and_variants_are_usage_errors(tmp_path, locost_folder):
-    with pytest.raises(UsageError, match="not found"):
+    with pytest.raises(UsageError, match="no such file or folder"):
         resolve_model(str(tmp_path / "nowhere"))
     with pytest.raises(UsageError, match="no config.json"):
         resolve_model(str(tmp_path))

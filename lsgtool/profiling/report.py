@@ -8,27 +8,38 @@ import json
 from dataclasses import asdict
 from pathlib import Path
 
-from lsgtool.core.profile.engine import Longest, Point
+from lsgtool.core.errors import UsageError
+from lsgtool.profiling.engine import Longest, Point
 
 
-def write(points: list[Point], summary: dict, meta: dict, out: Path) -> list[Path]:
-    """Write results.json, results.csv, time.png and memory.png into ``out``; returns the paths."""
+def require_plotting() -> None:
+    """Fail before any work when the plots cannot be drawn: matplotlib is the optional extra ``plot``."""
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        raise UsageError("the plots need matplotlib, which is not installed.",
+                         "pip install 'lsgtool[plot]' (or matplotlib), or pass --no-plots for JSON and CSV only.") from None
+
+
+def write(points: list[Point], summary: dict, meta: dict, out: Path, plots: bool = True) -> list[Path]:
+    """Write results.json, results.csv and (``plots``) time.png and memory.png into ``out``; returns the paths."""
     out.mkdir(parents=True, exist_ok=True)
-    files = [out / "results.json", out / "results.csv", out / "time.png", out / "memory.png"]
+    files = [out / "results.json", out / "results.csv", *([out / "time.png", out / "memory.png"] if plots else [])]
     files[0].write_text(json.dumps({"meta": meta, "points": [asdict(p) for p in points], "summary": summary}, indent=2))
     with files[1].open("w", newline="") as handle:
         writer = csv.DictWriter(handle, fieldnames=list(asdict(points[0])))
         writer.writeheader()
         writer.writerows(asdict(p) for p in points)
-    _plot(points, "time_s", "time per step (s)", files[2], meta)
-    _plot(points, "peak_mb", "peak memory (MB)", files[3], meta)
+    if plots:
+        _plot(points, "time_s", "time per step (s)", files[2], meta)
+        _plot(points, "peak_mb", "peak memory (MB)", files[3], meta)
     return files
 
 
-def write_longest(found: list[Longest], meta: dict, out: Path) -> list[Path]:
-    """``--find-max`` results: longest.json (with every probe), longest.csv and longest.png."""
+def write_longest(found: list[Longest], meta: dict, out: Path, plots: bool = True) -> list[Path]:
+    """``--find-max`` results: longest.json (with every probe), longest.csv and (``plots``) longest.png."""
     out.mkdir(parents=True, exist_ok=True)
-    files = [out / "longest.json", out / "longest.csv", out / "longest.png"]
+    files = [out / "longest.json", out / "longest.csv", *([out / "longest.png"] if plots else [])]
     rows = [f.row() for f in found]
     files[0].write_text(json.dumps({"meta": meta, "longest": rows,
                                     "probes": [asdict(p) for f in found for p in f.probes]}, indent=2))
@@ -36,6 +47,12 @@ def write_longest(found: list[Longest], meta: dict, out: Path) -> list[Path]:
         writer = csv.DictWriter(handle, fieldnames=list(rows[0]))
         writer.writeheader()
         writer.writerows(rows)
+    if plots:
+        _plot_longest(rows, meta, files[2])
+    return files
+
+
+def _plot_longest(rows: list[dict], meta: dict, path: Path) -> None:
     plt = _pyplot()
     fig, ax = plt.subplots(figsize=(7, 0.5 * len(rows) + 1.5))
     lengths = [r["length"] or 0 for r in rows]
@@ -53,12 +70,12 @@ def write_longest(found: list[Longest], meta: dict, out: Path) -> list[Path]:
     ax.set_xlabel(f"longest input within {meta['memory_limit_mb']:.0f} MB (tokens)")
     ax.set_title(f"{meta.get('model') or meta.get('level')} level, {meta.get('mode')}, {meta.get('device')} {meta.get('dtype')}")
     fig.tight_layout()
-    fig.savefig(files[2], dpi=110)
+    fig.savefig(path, dpi=110)
     plt.close(fig)
-    return files
 
 
 def _pyplot():
+    require_plotting()
     import matplotlib
 
     matplotlib.use("Agg")

@@ -36,19 +36,19 @@ class Setup:
     factor: int = 4
 
 
-def available_variants(pm=None) -> list[str]:
-    from lsgtool.plugins.manager import get_registry
+def available_variants() -> list[str]:
+    from lsgtool.core.registry import get_registry
 
-    selectors = [f"lsg-{name}" for name in get_registry("sparse_selectors", pm)]
-    ssms = [f"locost-{name}" for name in get_registry("ssm_variants", pm)]
+    selectors = [f"lsg-{name}" for name in get_registry("sparse_selectors")]
+    ssms = [f"locost-{name}" for name in get_registry("ssm_variants")]
     return ["full", *selectors, *ssms, *PEERS]
 
 
-def check_variants(names: list[str], pm=None) -> list[str]:
+def check_variants(names: list[str]) -> list[str]:
     """The names with ``locost`` spelled out as the default SSM variant; an unknown name is a usage error."""
     from lsgtool.core.ssm.mixer import SSMShape
 
-    known = available_variants(pm)
+    known = available_variants()
     names = [f"locost-{SSMShape().ssm_variant}" if name == "locost" else name for name in names]
     for name in names:
         if name not in known:

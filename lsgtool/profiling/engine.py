@@ -13,10 +13,10 @@ import sys
 from dataclasses import asdict, dataclass, field
 from typing import Callable
 
-from lsgtool.core.profile.analysis import crossover, scaling_exponent
-from lsgtool.core.profile.memory import available_mb
-from lsgtool.core.profile.variants import Setup
-from lsgtool.core.profile.worker import OVER_LIMIT
+from lsgtool.profiling.analysis import crossover, scaling_exponent
+from lsgtool.profiling.memory import available_mb
+from lsgtool.profiling.variants import Setup
+from lsgtool.profiling.worker import OVER_LIMIT
 
 
 @dataclass
@@ -60,7 +60,7 @@ def run_point(plan: Plan, variant: str, length: int, repeats: int | None = None,
             "dtype": plan.dtype, "repeats": plan.repeats if repeats is None else repeats, "threads": plan.threads,
             "limit_mb": limit_mb, "model": plan.model}
     try:
-        done = subprocess.run([sys.executable, "-m", "lsgtool.core.profile.worker", json.dumps(spec)], env=_worker_env(),
+        done = subprocess.run([sys.executable, "-m", "lsgtool.profiling.worker", json.dumps(spec)], env=_worker_env(),
                               capture_output=True, text=True, timeout=plan.budget_s, check=False)
     except subprocess.TimeoutExpired:
         return Point(variant, length, error=f"over the {plan.budget_s:g} s budget")

@@ -14,9 +14,7 @@ train mode the whole model runs with 64 target tokens, backward and an optimizer
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Callable
 
 import torch
@@ -41,41 +39,15 @@ class ModelTarget:
         return {"lsg": ["model", "full"], "source": ["lsg-norm", "full"], "locost": ["model"]}[self.kind]
 
 
-def resolve_model(source: str, pm=None) -> ModelTarget:
-    """What ``--model`` names: a preset, a local folder or a cached Hub id; not found is a usage error."""
-    from lsgtool.plugins.manager import get_registry
+def resolve_model(source: str) -> ModelTarget:
+    """What ``--model`` names (a preset, a local folder or file, a Hub id), found without loading weights; not
+    found is a usage error."""
+    from lsgtool.core.load import resolve
 
-    presets = get_registry("presets", pm)
-    if source in presets and not Path(source).exists():
-        preset = presets[source]
-        if preset.architecture == "locost":
-            return ModelTarget(source, "locost", dict(preset.config))
-        from lsgtool.core.convert.api import resolve_preset
-
-        return _classify(resolve_preset(source, pm))
-    if Path(source).exists() and not Path(source, "config.json").is_file():
-        raise UsageError(f"'{source}' is not a model folder: it has no config.json.",
-                         f"pass a folder written by save_pretrained or `lsgtool convert`, or a preset: {', '.join(presets)}.")
-    return _classify(source)
-
-
-def _classify(source: str) -> ModelTarget:
-    if Path(source, "config.json").is_file():
-        config = json.loads(Path(source, "config.json").read_text())
-    else:
-        from transformers import AutoConfig
-
-        from lsgtool.core.convert.api import _not_found
-
-        try:
-            config = AutoConfig.from_pretrained(source).to_dict()
-        except (OSError, ValueError):
-            raise _not_found(source) from None
-    if config.get("model_type") == "locost":
-        return ModelTarget(source, "locost")
-    if "block_size" in config and "sparsity_factor" in config:
-        return ModelTarget(source, "lsg")
-    return ModelTarget(source, "source")
+    found = resolve(source, weights_needed=False)
+    if found.kind == "locost":
+        return ModelTarget(source, "locost", dict(found.overrides) if found.preset else None)
+    return ModelTarget(source, "lsg" if found.kind == "lsg" else "source")
 
 
 def check_model_variants(target: ModelTarget, names: list[str], selectors: list[str]) -> list[str]:
@@ -94,21 +66,21 @@ def _build(target: ModelTarget, variant: str, length: int, block: int = 128, fac
         if target.preset_config is not None:
             torch.manual_seed(0)
             return LocostForConditionalGeneration(LocostConfig(**target.preset_config))
-        return LocostForConditionalGeneration.from_pretrained(target.source)
     from lsgtool.core.convert.engine import set_lsg_config, with_lsg
+    from lsgtool.core.load import load
 
+    if target.kind == "locost":
+        return load(target.source)
     if target.kind == "lsg":
-        from lsgtool.core.convert.api import load
-
         model = load(target.source)
         if variant == "full":
             set_lsg_config(model, with_lsg(model, block_size=length, sparse_block_size=length))
         elif variant.startswith("lsg-"):
             set_lsg_config(model, with_lsg(model, sparsity_type=variant.removeprefix("lsg-")))
         return model
-    from lsgtool.core.convert.api import convert, load_source
+    from lsgtool.core.convert.api import convert
 
-    model, _ = load_source(target.source)
+    model = load(target.source)
     if variant == "model":
         return model
     positions = getattr(model.config, "max_position_embeddings", 512)
@@ -137,7 +109,7 @@ def model_step(target: dict, variant: str, length: int, setup, mode: str, device
                dtype: torch.dtype) -> tuple[Callable[[], None], torch.nn.Module]:
     """One measured step of a whole model on ``setup.batch`` random token sequences of ``length``, and the model.
     A source model is converted with ``setup.block`` and ``setup.factor``."""
-    from lsgtool.core.profile.variants import trainer
+    from lsgtool.profiling.variants import trainer
 
     target, batch = ModelTarget(**target), setup.batch
     model = _build(target, variant, length, setup.block, setup.factor)

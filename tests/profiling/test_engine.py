@@ -3,9 +3,9 @@
 import pytest
 import torch
 
-from lsgtool.core.profile import engine
-from lsgtool.core.profile.engine import Plan, Point, find_max, run_point
-from lsgtool.core.profile.variants import Setup, mixer
+from lsgtool.profiling import engine
+from lsgtool.profiling.engine import Plan, Point, find_max, run_point
+from lsgtool.profiling.variants import Setup, mixer
 
 TINY = Setup(hidden=32, heads=4, block=32)
 

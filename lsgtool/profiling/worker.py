@@ -1,4 +1,4 @@
-"""One profile point in a fresh process: ``python -m lsgtool.core.profile.worker '<json>'`` prints a JSON result.
+"""One profile point in a fresh process: ``python -m lsgtool.profiling.worker '<json>'`` prints a JSON result.
 
 Peak memory counts the weights and everything one step allocates: activations and, in train mode, gradients
 and optimizer state; not the interpreter, the libraries or the loading. On CPU it is the rise of the kernel's
@@ -20,7 +20,7 @@ OVER_LIMIT = 75  # exit status: the point passed its memory limit
 
 
 def _watch(base_mb: float, limit_mb: float) -> None:
-    from lsgtool.core.profile.memory import rss_mb
+    from lsgtool.profiling.memory import rss_mb
 
     while True:
         used = rss_mb() - base_mb
@@ -34,8 +34,8 @@ def _watch(base_mb: float, limit_mb: float) -> None:
 def measure(spec: dict) -> dict:
     import torch
 
-    from lsgtool.core.profile.memory import peak_rss_mb, reset_peak_rss
-    from lsgtool.core.profile.variants import Setup, step_function
+    from lsgtool.profiling.memory import peak_rss_mb, reset_peak_rss
+    from lsgtool.profiling.variants import Setup, step_function
 
     if spec.get("threads"):
         torch.set_num_threads(spec["threads"])
@@ -47,7 +47,7 @@ def measure(spec: dict) -> dict:
             total = torch.cuda.get_device_properties(device).total_memory / 2**20
             torch.cuda.set_per_process_memory_fraction(min(1.0, limit / total), device)
     if spec.get("model"):
-        from lsgtool.core.profile.models import model_step
+        from lsgtool.profiling.models import model_step
 
         step, model = model_step(spec["model"], spec["variant"], spec["length"], Setup(**spec["setup"]),
                                  spec["mode"], device, dtype)

@@ -1,7 +1,7 @@
 import pytest
 
 from lsgtool.core.errors import UsageError
-from lsgtool.core.profile import crossover, parse_lengths, scaling_exponent
+from lsgtool.profiling import crossover, parse_lengths, scaling_exponent
 
 
 @pytest.mark.parametrize(

@@ -1,6 +1,6 @@
 """Profiling (`lsgtool profile`, and the benchmarks): length specs, scaling analysis; engine, variants, models."""
 
-from lsgtool.core.profile.analysis import crossover, scaling_exponent
-from lsgtool.core.profile.spec import parse_lengths
+from lsgtool.profiling.analysis import crossover, scaling_exponent
+from lsgtool.profiling.spec import parse_lengths
 
 __all__ = ["crossover", "parse_lengths", "scaling_exponent"]
