@@ -10,12 +10,58 @@ Legend: c kernel channels (2 when bidirectional: causal, anti-causal), H kernel 
 from __future__ import annotations
 
 import math
+from collections import OrderedDict
+from contextlib import contextmanager
+from contextvars import ContextVar
+from typing import Iterator
 
 import torch
 from torch import Tensor, nn
 
 KERNEL_CHUNK_BYTES = 128 * 2**20
 NEGLIGIBLE = 1e-20  # |λ|^l below this: the kernel has decayed to nothing a float32 sum can see
+
+
+class _KernelCache:
+    """Kernels generated inside one ``kernel_cache`` block, least recently used dropped past ``max_bytes``."""
+
+    def __init__(self, max_bytes: int):
+        self.max_bytes, self.used = max_bytes, 0
+        self.entries: OrderedDict[tuple, Tensor] = OrderedDict()
+
+    def get(self, key: tuple) -> Tensor | None:
+        if key in self.entries:
+            self.entries.move_to_end(key)
+        return self.entries.get(key)
+
+    def put(self, key: tuple, kernel: Tensor) -> None:
+        size = kernel.numel() * kernel.element_size()
+        if size > self.max_bytes:
+            return
+        self.entries[key] = kernel
+        self.used += size
+        while self.used > self.max_bytes:
+            _, old = self.entries.popitem(last=False)
+            self.used -= old.numel() * old.element_size()
+
+
+_CACHE: ContextVar[_KernelCache | None] = ContextVar("lsgtool_kernel_cache", default=None)
+
+
+@contextmanager
+def kernel_cache(max_bytes: int = 2**30) -> Iterator[None]:
+    """Inside this block each SSM kernel (per module, length, channels, device, dtype) is generated once.
+
+    For repeated inference at equal lengths (hierarchical summaries, benchmarks of the convolution alone)
+    with parameters that do not change inside the block; kernels that need gradients are never cached. The
+    cache holds at most ``max_bytes`` (least recently used dropped) and is released when the block ends.
+    Outside such a block nothing is kept: every call generates its kernel, as a single pass does.
+    """
+    token = _CACHE.set(_KernelCache(max_bytes))
+    try:
+        yield
+    finally:
+        _CACHE.reset(token)
 
 
 def lin_imag(N2: int) -> Tensor:
@@ -70,7 +116,6 @@ class S4DKernel(nn.Module):
         self.A_imag = nn.Parameter(torch.zeros(H, N2) if real else imag.expand(H, N2).clone())
         self.B = nn.Parameter(torch.view_as_real(torch.ones(H, N2, dtype=torch.cfloat)))
         self.C = nn.Parameter(torch.view_as_real(torch.randn(channels, H, N2, dtype=torch.cfloat)))
-        self._cache: dict = {}
 
     def modes(self, channels: slice = slice(None)) -> tuple[Tensor, Tensor]:
         """(ΔA (H N/2), C' (c H N/2)) for a slice of channels: everything the kernel needs (fp32 at least)."""
@@ -90,23 +135,26 @@ class S4DKernel(nn.Module):
         return int(math.log(NEGLIGIBLE) / slowest) + 1 if slowest < 0 else 2**62
 
     def forward(self, L: int, channels: slice = slice(None)) -> Tensor:
-        """The (c, h, L) kernels; cached per length while the parameters are unchanged."""
-        key = (L, channels.start, channels.stop, str(self.log_dt.device), self.log_dt.dtype)
-        cacheable = not torch.is_grad_enabled() or not self.log_dt.requires_grad
-        if cacheable and key in self._cache and self._cache[key][0] == self._version():
-            return self._cache[key][1]
+        """The (c, h, L) kernels (reused inside a ``kernel_cache`` block)."""
+        cache = _CACHE.get()
+        if cache is not None and not (torch.is_grad_enabled() and self.log_dt.requires_grad):
+            key = (self, L, channels.start, channels.stop, self.log_dt.device, self.log_dt.dtype)
+            kernel = cache.get(key)
+            if kernel is None:
+                kernel = self.generate(L, channels)
+                cache.put(key, kernel)
+            return kernel
+        return self.generate(L, channels)
+
+    def generate(self, L: int, channels: slice = slice(None)) -> Tensor:
+        """Compute the (c, h, L) kernels, in groups of channels, zero where every mode has decayed."""
         dtA, C = self.modes(channels)
         out = dtA.real.new_zeros(self.channels, dtA.shape[0], L)
         length = min(L, self.reach(channels))
         group = max(1, KERNEL_CHUNK_BYTES // (16 * self.channels * max(length, 1)))
         for h in range(0, dtA.shape[0], group):
             out[:, h : h + group, :length] = vandermonde(dtA[h : h + group], C[:, h : h + group], length)
-        if cacheable:
-            self._cache = {key: (self._version(), out)}
         return out
-
-    def _version(self) -> tuple[int, ...]:
-        return tuple(p._version for p in self.parameters())
 
 
 def s4d_lin(H: int, N: int, channels: int = 2, **options) -> S4DKernel:

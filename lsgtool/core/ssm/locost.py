@@ -27,19 +27,24 @@ from transformers.models.t5.modeling_t5 import (
 from lsgtool.core.ssm.mixer import S4D
 
 CHANNEL_CHUNK = 64
+# Sequence chunk of inference on long inputs when the config leaves it open (chunk_size None). On the 2-core CPU,
+# LOCOST-base at 16K tokens: 2048 -> 19-21 s / 1.2 GB, 4096 -> 25 s / 1.2 GB, unchunked -> 36 s / 1.7 GB
+# (benchmarks/RESULTS.md); on GPUs larger chunks were faster (16384 kept, as measured on an H100).
+AUTO_CHUNK = {"cpu": 2048, "cuda": 16384}
 
 
 class LocostConfig(T5Config):
     """LOCOST configuration: the authors' keys (T5 keys plus ``d_state``, ``num_ssm_heads``, ``bidirectional``,
     ``gating``, ...) with Appendix B defaults, plus ``ssm_variant`` (a registered SSM variant) and
-    ``chunk_size`` (sequence chunk for position-wise work on long inputs at inference)."""
+    ``chunk_size`` (sequence chunk for position-wise work on long inputs at inference; None: chosen per device,
+    ``AUTO_CHUNK``)."""
 
     model_type = "locost"
 
     def __init__(self, vocab_size=32100, d_model=768, d_kv=64, d_ff=2048, num_layers=12, num_decoder_layers=12,
                  num_heads=12, d_state=256, num_ssm_heads=1, bidirectional=True, gating=True,
                  feed_forward_proj="gated-gelu", ssm_variant="s4d_lin", dt_min=1e-3, dt_max=1e-1,
-                 chunk_size=16384, local_radius=127, global_block_size=16, encoder_attention_type="ssm",
+                 chunk_size=None, local_radius=127, global_block_size=16, encoder_attention_type="ssm",
                  use_fast_fft_conv=False, **kwargs):
         self.d_state, self.num_ssm_heads = d_state, num_ssm_heads
         self.bidirectional, self.gating = bidirectional, gating
@@ -80,19 +85,30 @@ class LocostBlock(nn.Module):
         self.layer = nn.ModuleList([LocostLayerSSM(config), T5LayerFF(config)])
         self.chunk_size = config.chunk_size
 
+    def chunk(self, hidden_states: Tensor) -> int:
+        return self.chunk_size or AUTO_CHUNK.get(hidden_states.device.type, AUTO_CHUNK["cuda"])
+
+    def works_in_place(self, hidden_states: Tensor) -> bool:
+        """Long inputs at inference run chunked, writing into ``hidden_states`` (see ``forward_chunked``)."""
+        return not torch.is_grad_enabled() and hidden_states.shape[1] > self.chunk(hidden_states)
+
     def forward(self, hidden_states: Tensor, attention_mask: Tensor | None = None) -> Tensor:
-        if not torch.is_grad_enabled() and hidden_states.shape[1] > self.chunk_size:
+        if self.works_in_place(hidden_states):
             return self.forward_chunked(hidden_states, attention_mask)
         hidden_states = _clamp_half(self.layer[0](hidden_states, attention_mask))
         return _clamp_half(self.layer[1](hidden_states))
 
     @torch.no_grad()
     def forward_chunked(self, h: Tensor, attention_mask: Tensor | None = None) -> Tensor:
-        """Inference on long inputs, in place: position-wise work in chunks of L, the SSM in chunks of channels."""
+        """Inference on long inputs, in place: position-wise work in chunks of L, the SSM in chunks of channels.
+
+        ``h`` is overwritten with the block's output (one (B, L, E) tensor less at 512K tokens); the encoder
+        hands it a tensor of its own."""
         sub, ff = self.layer
         ssm = sub.ssm_layer
         B, L, E = h.shape
-        steps = [slice(s, min(s + self.chunk_size, L)) for s in range(0, L, self.chunk_size)]
+        size = self.chunk(h)
+        steps = [slice(s, min(s + size, L)) for s in range(0, L, size)]
         v = torch.empty_like(h)
         for s in steps:
             v[:, s] = ssm.k_proj(sub.layer_prenorm(h[:, s]))
@@ -133,10 +149,13 @@ class LocostEncoder(T5PreTrainedModel):
     def forward(self, input_ids=None, attention_mask=None, inputs_embeds=None, output_hidden_states=None,
                 return_dict=None, **kwargs) -> BaseModelOutput:
         hidden = self.dropout(self.embed_tokens(input_ids) if inputs_embeds is None else inputs_embeds)
+        in_place = bool(self.block) and self.block[0].works_in_place(hidden)
+        if in_place and hidden is inputs_embeds:  # dropout is the identity at inference: never write into the caller's
+            hidden = hidden.clone()
         states = []
         for block in self.block:
             if output_hidden_states:
-                states.append(hidden)
+                states.append(hidden.clone() if in_place else hidden)  # the next block overwrites it
             if self.gradient_checkpointing and self.training:
                 hidden = torch.utils.checkpoint.checkpoint(block, hidden, attention_mask, use_reentrant=False)
             else:

@@ -44,7 +44,6 @@ def test_kernel_matches_the_closed_form_and_chunks_agree(monkeypatch):
     whole = kernel(L)
     torch.testing.assert_close(whole, closed, rtol=1e-9, atol=1e-12)
     monkeypatch.setattr(kernels, "KERNEL_CHUNK_BYTES", 1)  # one channel at a time
-    kernel._cache.clear()
     torch.testing.assert_close(kernel(L), closed, rtol=1e-9, atol=1e-12)
     torch.testing.assert_close(kernel(L, slice(1, 3)), closed[:, 1:3], rtol=1e-9, atol=1e-12)
 
@@ -58,13 +57,22 @@ def test_lin_initialisation_follows_the_paper():
     assert torch.view_as_complex(kernel.C).dtype == torch.complex128  # complex B and C
 
 
-def test_kernel_is_cached_per_length_until_parameters_change():
+def test_kernels_are_reused_only_inside_a_kernel_cache_block_and_within_its_budget():
     kernel = _kernel("s4d_lin")
     with torch.no_grad():
-        first = kernel(64)
-        assert kernel(64) is first
-        kernel.log_dt.add_(0.1)
-        assert kernel(64) is not first
+        assert kernel(64) is not kernel(64)  # nothing is kept outside a block: every pass generates its kernel
+        with kernels.kernel_cache():
+            first = kernel(64)
+            assert kernel(64) is first and kernel(32) is not first
+            assert kernel(64, slice(0, 2)) is not first  # another channel slice is another kernel
+        assert kernel(64) is not first  # the block released it
+        size = first.numel() * first.element_size()
+        with kernels.kernel_cache(max_bytes=size):
+            a = kernel(64)
+            kernel(48)  # does not fit beside a: a goes
+            assert kernel(64) is not a
+    with kernels.kernel_cache():
+        assert kernel(64) is not kernel(64)  # kernels that need gradients are never cached
 
 
 def test_reach_truncates_only_what_has_decayed():

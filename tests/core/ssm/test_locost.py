@@ -96,6 +96,23 @@ def test_chunked_encoder_equals_unchunked():
 
 
 @torch.no_grad()
+def test_chunked_path_leaves_inputs_embeds_alone_and_returns_each_layers_states():
+    torch.manual_seed(0)
+    model = LocostModel(_config()).eval()
+    embeds = torch.randn(2, 120, 32)
+    before = embeds.clone()
+    whole = model.encoder(inputs_embeds=embeds, output_hidden_states=True)
+    for block in model.encoder.block:
+        block.chunk_size = 37
+    chunked = model.encoder(inputs_embeds=embeds, output_hidden_states=True)
+    assert torch.equal(embeds, before)  # the caller's tensor is not overwritten
+    assert len({id(h) for h in chunked.hidden_states}) == len(chunked.hidden_states) == 3
+    for got, want in zip(chunked.hidden_states, whole.hidden_states):
+        torch.testing.assert_close(got, want, rtol=1e-5, atol=1e-5)
+    torch.testing.assert_close(chunked.hidden_states[0], before)
+
+
+@torch.no_grad()
 def test_padding_contributes_nothing_to_real_positions():
     torch.manual_seed(0)
     model = LocostModel(_config()).eval()
