@@ -47,13 +47,14 @@ def test_version(app, runner):
 
 
 def test_help_for_every_command(app, runner):
+    names = sorted(typer.main.get_command(app).commands)  # every command the app has, built-in or plugin
+    assert {"convert", "profile", "plugins", "pick", "crash"} <= set(names)
     result = runner.invoke(app, ["--help"])
     assert result.exit_code == 0
-    names = [name for name in ("plugins", "pick", "crash")]
     for name in names:
         assert name in result.stdout
         sub = runner.invoke(app, [name, "--help"])
-        assert sub.exit_code == 0 and "Usage" in sub.stdout
+        assert sub.exit_code == 0 and f"Usage: lsgtool {name}" in " ".join(sub.stdout.split()), name
 
 
 def test_user_mistake_is_one_error_line_and_exit_2(app, runner):
@@ -93,5 +94,14 @@ def test_python_dash_m_and_console_script():
     assert result.returncode == 0 and result.stdout.startswith("lsgtool ")
 
 
-def test_completion_is_offered(app, runner):
-    assert "--install-completion" in runner.invoke(app, ["--help"]).stdout
+def test_shell_completion_completes_commands_and_options():
+    import os
+
+    def complete(words: str) -> list[str]:
+        env = {**os.environ, "_LSGTOOL_COMPLETE": "complete_bash", "COMP_WORDS": words,
+               "COMP_CWORD": str(len(words.split()) - (0 if words.endswith(" ") else 1))}
+        done = subprocess.run([sys.executable, "-m", "lsgtool"], env=env, capture_output=True, text=True, check=False)
+        return done.stdout.split()
+
+    assert "convert" in complete("lsgtool con") and "profile" not in complete("lsgtool con")
+    assert "--max-length" in complete("lsgtool convert --max")

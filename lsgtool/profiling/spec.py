@@ -42,4 +42,7 @@ def parse_lengths(spec: str) -> list[int]:
         while lengths[-1] * factor <= high:
             lengths.append(lengths[-1] * factor)
         return lengths
-    return sorted({parse_size(part) for part in spec.split(",") if part.strip()} or {parse_size("")})
+    parts = [part for part in spec.split(",") if part.strip()]
+    if not parts:
+        raise UsageError(f"the length spec {spec!r} is empty.", HINT)
+    return sorted({parse_size(part) for part in parts})

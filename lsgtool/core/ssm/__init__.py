@@ -4,7 +4,7 @@ The LOCOST models need transformers; they are imported on first use, so the kern
 """
 
 from lsgtool.core.ssm.bissm import bissm_direct, bissm_fft
-from lsgtool.core.ssm.kernels import S4DKernel
+from lsgtool.core.ssm.kernels import S4DKernel, kernel_cache
 from lsgtool.core.ssm.mixer import S4D, SSMShape
 
 BiSSM = bissm_fft
@@ -19,4 +19,4 @@ def __getattr__(name: str):
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-__all__ = ["BiSSM", *_MODELS, "S4D", "S4DKernel", "SSMShape", "bissm_direct", "bissm_fft"]
+__all__ = ["BiSSM", *_MODELS, "S4D", "S4DKernel", "SSMShape", "bissm_direct", "bissm_fft", "kernel_cache"]

@@ -1,6 +1,8 @@
 import pytest
 import transformers as T
 
+from lsgtool.core.convert.adapters import OFFICIAL
+
 KW = dict(vocab_size=99, max_position_embeddings=64)
 ENCODER = dict(hidden_size=32, num_hidden_layers=2, num_attention_heads=4, intermediate_size=37)
 SEQ2SEQ = dict(d_model=32, encoder_layers=2, decoder_layers=2, encoder_attention_heads=4, decoder_attention_heads=4,
@@ -32,3 +34,13 @@ def tiny_model(request):
     torch.manual_seed(0)
     config, cls = ARCHITECTURES[request.param]()
     return cls(config).eval()
+
+
+@pytest.fixture(params=sorted(t for t in ARCHITECTURES if t in OFFICIAL))
+def official_model(request):
+    """(model type, tiny model) for each model type the built-in adapters declare."""
+    import torch
+
+    torch.manual_seed(0)
+    config, cls = ARCHITECTURES[request.param]()
+    return request.param, cls(config).eval()

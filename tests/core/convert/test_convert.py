@@ -9,6 +9,7 @@ import torch
 
 from lsgtool import load
 from lsgtool.core.convert import convert, save
+from lsgtool.core.convert.adapters import OFFICIAL
 from lsgtool.core.errors import UsageError
 
 
@@ -201,3 +202,73 @@ def test_converted_model_runs_on_cuda(tiny_folder, dtype):
         got = _output(model.to("cuda", dtype), {k: v.cuda() for k, v in kwargs.items()}).float().cpu()
     real = kwargs["attention_mask"].bool()
     assert (got - expected)[real].abs().max() <= (1e-3 if dtype == torch.float32 else 0.15)
+
+
+def test_declared_attention_modules_are_the_ones_that_call_the_attention_interface(official_model):
+    from lsgtool.core.convert.adapters import attention_patterns
+
+    model_type, model = official_model
+    adapter = OFFICIAL[model_type]
+    assert attention_patterns(model, adapter.encoder) == (adapter.self_attention, adapter.cross_attention)
+
+
+@torch.no_grad()
+def test_apply_lsg_twice_adds_no_second_set_of_hooks(tiny_folder):
+    from lsgtool.core.convert.engine import apply_lsg, resolve_adapter, with_lsg
+
+    model, _ = convert(str(tiny_folder), max_length=256, block_size=16, num_global_tokens=2)
+    base = model.base_model
+    counts = lambda: (len(base.embeddings.LayerNorm._forward_pre_hooks), len(base.encoder._forward_pre_hooks),  # noqa: E731
+                      len(base.encoder._forward_hooks))
+    before, first = counts(), _output(model, _inputs(model, 200, pad=9))
+    apply_lsg(model, with_lsg(model), resolve_adapter(model))
+    assert counts() == before == (1, 1, 1)
+    torch.testing.assert_close(_output(model, _inputs(model, 200, pad=9)), first, rtol=0, atol=0)
+
+
+def test_the_summary_says_which_token_ids_initialised_the_global_tokens(tiny_folder):
+    class ZeroClsTokenizer:  # RoBERTa-like: <s> is id 0, a real id
+        cls_token_id, mask_token_id, bos_token_id, pad_token_id = 0, 4, 0, 1
+        model_max_length = 64
+
+    _, _, report = convert(str(tiny_folder), max_length=256, block_size=16, tokenizer=ZeroClsTokenizer(),
+                           output_report=True)
+    assert report["global_tokens"] == {"first": 0, "first_from": "tokenizer cls_token_id", "other": 4,
+                                       "other_from": "tokenizer mask_token_id"}
+    model, tokenizer, report = convert(str(tiny_folder), max_length=256, block_size=16, tokenizer=False,
+                                       output_report=True)
+    assert tokenizer is None and report["global_tokens"]["first"] == 0
+    assert report["global_tokens"]["first_from"] == "token id 0: no tokenizer and no bos_token_id in the config"
+    assert report["global_tokens"]["other_from"] == "config pad_token_id"
+
+
+def test_converting_an_lsg_model_again_keeps_its_trained_global_tokens(tmp_path, tiny_folder):
+    model, tokenizer = convert(str(tiny_folder), max_length=256, block_size=16, num_global_tokens=2)
+    with torch.no_grad():
+        model.base_model.embeddings.global_embeddings.weight[:2] += 1.0  # as if fine-tuned
+    trained = model.base_model.embeddings.global_embeddings.weight[:2].clone()
+    out = save(model, tokenizer, tmp_path / "lsg")
+    again, _, report = convert(str(out), max_length=1024, block_size=32, num_global_tokens=2, output_report=True)
+    assert report["reconverted"] and report["positions"] == {"from": 256, "to": 1024}
+    torch.testing.assert_close(again.base_model.embeddings.global_embeddings.weight[:2], trained)
+    assert again.base_model.lsg_config.block_size == 32 and again.config.max_position_embeddings == 1024
+
+
+@torch.no_grad()
+def test_encoder_decoders_pad_with_the_pad_token_to_whole_blocks_as_the_authors_models():
+    """BART-like models pad the input ids with the pad token (masked) up to a whole block before the layers."""
+    import transformers as T
+
+    torch.manual_seed(0)
+    source = T.BartModel(T.BartConfig(d_model=32, encoder_layers=2, decoder_layers=1, encoder_attention_heads=4,
+                                      decoder_attention_heads=4, encoder_ffn_dim=37, decoder_ffn_dim=37, vocab_size=99,
+                                      max_position_embeddings=64)).eval()
+    model, _ = convert(source, max_length=256, block_size=16, sparsity_factor=4, sparsity_type="bos_pooling",
+                       num_global_tokens=2)
+    ids = torch.randint(5, 99, (1, 100), generator=torch.Generator().manual_seed(3))  # 100 = 6 blocks + 4
+    padded = torch.cat([ids, torch.full((1, 12), model.config.pad_token_id)], dim=1)
+    mask = torch.cat([torch.ones(1, 100), torch.zeros(1, 12)], dim=1).long()
+    short = model.get_encoder()(input_ids=ids).last_hidden_state
+    explicit = model.get_encoder()(input_ids=padded, attention_mask=mask).last_hidden_state
+    assert short.shape[1] == 100
+    torch.testing.assert_close(short, explicit[:, :100], rtol=1e-5, atol=1e-5)
