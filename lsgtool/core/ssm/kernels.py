@@ -18,7 +18,7 @@ from typing import Iterator
 import torch
 from torch import Tensor, nn
 
-KERNEL_CHUNK_BYTES = 128 * 2**20
+KERNEL_CHUNK_BYTES = 32 * 2**20  # temporaries of one group of channels: small enough to stay in cache
 NEGLIGIBLE = 1e-20  # |λ|^l below this: the kernel has decayed to nothing a float32 sum can see
 
 
@@ -85,20 +85,28 @@ def exp_powers(x: Tensor, count: int) -> Tensor:
     return out[..., :count]
 
 
-def vandermonde(dtA: Tensor, C: Tensor, L: int) -> Tensor:
-    """K[c, h, l] = 2 Re Σ_n C[c,h,n] exp(dtA[h,n] l) for l < L, as one batched complex matmul.
+def split(L: int) -> tuple[int, int]:
+    """(A, T): positions l = aT + b, a < A, b < T; T ≈ 2√L balances the two power tables against the matmul."""
+    T = 2 << max(4, math.ceil(math.log2(max(1.0, math.sqrt(L)))))
+    return math.ceil(L / T), T
 
-    Positions split as l = aT + b with T ≈ √L: exp(dtA l) = exp(dtA aT) · exp(dtA b), so
-    K[c, h, aT + b] = Σ_n (C exp(dtA aT))[c,h,a,n] · exp(dtA b)[h,n,b]: a (cA × N/2) @ (N/2 × T) product per
-    channel, with only O(H·N·√L) exponentials.
+
+def vandermonde(dtA: Tensor, C: Tensor, L: int) -> Tensor:
+    """K[c, h, l] = 2 Re Σ_n C[c,h,n] exp(dtA[h,n] l) for l < L, as one batched real matmul.
+
+    Positions split as l = aT + b: exp(dtA l) = exp(dtA aT) · exp(dtA b), so K[c, h, aT + b] =
+    2 Re Σ_n (C exp(dtA aT))[c,h,a,n] · exp(dtA b)[h,n,b], a (cA × N/2) @ (N/2 × T) product per channel with
+    only O(H·N·√L) exponentials. Only the real part is needed: Re(XY) = [Re X, -Im X] @ [Re Y; Im Y], half
+    the multiplications of a complex matmul.
     """
     c, h, N2 = C.shape
-    T = 1 << max(4, math.ceil(math.log2(max(1.0, math.sqrt(L)))))
-    A = math.ceil(L / T)
+    A, T = split(L)
     powers = exp_powers(dtA, T)  # (h N/2 T)
-    coef = C[:, :, None, :] * exp_powers(dtA * T, A).transpose(-1, -2)[None]  # (c h A N/2)
-    K = torch.matmul(coef.transpose(0, 1).reshape(h, c * A, N2), powers)  # (h cA T)
-    return 2 * K.real.reshape(h, c, A * T).transpose(0, 1)[:, :, :L]
+    coef = C.transpose(0, 1)[:, :, None, :] * exp_powers(dtA * T, A).transpose(-1, -2)[:, None]  # (h c A N/2)
+    left = torch.cat([coef.real, -coef.imag], dim=-1).view(h, c * A, 2 * N2)
+    right = torch.cat([powers.real, powers.imag], dim=-2)  # (h N T)
+    K = torch.bmm(left, right)  # (h cA T)
+    return 2 * K.view(h, c, A * T).transpose(0, 1)[:, :, :L]
 
 
 class S4DKernel(nn.Module):
@@ -151,7 +159,9 @@ class S4DKernel(nn.Module):
         dtA, C = self.modes(channels)
         out = dtA.real.new_zeros(self.channels, dtA.shape[0], L)
         length = min(L, self.reach(channels))
-        group = max(1, KERNEL_CHUNK_BYTES // (16 * self.channels * max(length, 1)))
+        A, T = split(max(length, 1))
+        per_channel = 32 * (dtA.shape[1] * (self.channels * A + T)) + 4 * self.channels * A * T
+        group = max(1, KERNEL_CHUNK_BYTES // per_channel)
         for h in range(0, dtA.shape[0], group):
             out[:, h : h + group, :length] = vandermonde(dtA[h : h + group], C[:, h : h + group], length)
         return out
