@@ -15,3 +15,11 @@ def register_commands(register):
     register("convert", convert_command)
     register("profile", profile_command)
     register("plugins", plugins_command)
+
+
+def __getattr__(name: str):
+    if name in ("AppState", "state"):  # the old home of these names; plugins import them from lsgtool.plugin_api
+        from lsgtool.commands import _common
+
+        return getattr(_common, name)
+    raise AttributeError(f"module 'lsgtool.commands' has no attribute {name!r}")

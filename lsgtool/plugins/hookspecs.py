@@ -42,10 +42,12 @@ def register_architectures(register):
     ``register(name, adapter)`` where ``name`` is the Hugging Face ``model_type`` the adapter handles,
     with ``-`` written ``_`` (``"xlm_roberta"``), and ``adapter`` is an ``lsgtool.ArchitectureAdapter``
     naming, relative to ``model.base_model``: the encoder whose self-attention becomes LSG, the module
-    holding its layer list, where the global tokens are prepended and which module owns their table,
-    the position tables to extend and the word/token-type embeddings used to initialise them. A
-    registered adapter wins over automatic detection, which covers encoders with absolute positions
-    whose attention runs through transformers' attention interface.
+    running its layer stack, where the global tokens are prepended and which module owns their table,
+    the position tables to extend, the word/token-type embeddings used to initialise them, the patterns
+    of the self-attention (and, for encoder-decoders, cross-attention) modules that call transformers'
+    attention interface (empty: found by running the model once), and how inputs are padded to whole
+    blocks (``"hidden"`` or ``"tokens"``). A registered adapter wins over automatic detection, which
+    covers encoders with absolute positions that transformers marks as using the attention interface.
     """
 
 
@@ -57,7 +59,8 @@ def register_ssm_variants(register):
     ``nn.Module`` whose ``forward(L, channels=slice(None))`` returns the real convolution kernels of shape
     (channels, len(range(H)[channels]), L): channel 0 is the causal kernel, channel 1 (bidirectional
     models) the anti-causal one, both starting at lag 0. Used by name as ``LocostConfig(ssm_variant=...)``
-    and in presets; its parameters are saved with the model.
+    and in presets; its parameters are saved with the model. The first use of a variant builds a tiny
+    instance (H=4, N=4) and checks these shapes; a variant that breaks them is refused, naming the plugin.
     """
 
 
@@ -66,7 +69,9 @@ def register_presets(register):
     """Add model presets: a short name standing for a configuration and where its weights live.
 
     ``register(name, preset)`` where ``preset`` is an ``lsgtool.ModelPreset`` (architecture, config
-    overrides, tokenizer, weights location, description). Presets are accepted wherever a model path is.
+    overrides, tokenizer, weights location, a hint for getting missing weights, a description saying what
+    the weights are and what they are good for). Presets are accepted wherever a model path is
+    (``lsgtool.load(name)``, ``--model name``).
     """
 
 
@@ -76,7 +81,7 @@ def register_commands(register):
 
     ``register(name, command)`` where ``command`` is a plain function with Typer-annotated parameters
     (it becomes ``lsgtool NAME``) or a ``typer.Typer`` app (it becomes a command group ``lsgtool NAME ...``).
-    A function may take a first parameter ``ctx: typer.Context``; ``lsgtool.commands.state(ctx)`` then
+    A function may take a first parameter ``ctx: typer.Context``; ``lsgtool.plugin_api.state(ctx)`` then
     gives the plugin manager and the ``--debug`` flag. Errors: raise ``lsgtool.UsageError`` for user
     mistakes (exit 2) or ``lsgtool.LsgtoolError`` for failures (exit 1); the CLI prints them as one
     ``Error:`` line and a ``Hint:`` line.
