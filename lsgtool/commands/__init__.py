@@ -11,9 +11,11 @@ def register_commands(register):
     from lsgtool.commands.convert import convert_command
     from lsgtool.commands.plugins import plugins_command
     from lsgtool.commands.profile import profile_command
+    from lsgtool.commands.summarize import summarize_command
 
     register("convert", convert_command)
     register("profile", profile_command)
+    register("summarize", summarize_command)
     register("plugins", plugins_command)
 
 

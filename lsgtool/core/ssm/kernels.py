@@ -187,6 +187,16 @@ def check_variant(variant) -> str | None:
     returns the real (channels, len(range(H)[channels]), L) kernels.
     """
     H, N, L = 4, 4, 8
+    previous = torch.get_default_dtype()
+    torch.set_default_dtype(torch.float32)  # the check may run inside a model's construction (meta device, bf16)
+    try:
+        with torch.device("cpu"):
+            return _check_instance(variant, H, N, L)
+    finally:
+        torch.set_default_dtype(previous)
+
+
+def _check_instance(variant, H: int, N: int, L: int) -> str | None:
     try:
         module = variant(H, N, channels=2, dt_min=1e-3, dt_max=1e-1)
     except Exception as exc:

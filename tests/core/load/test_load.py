@@ -197,3 +197,13 @@ def test_tokenizer_that_is_missing_or_broken_is_an_error_naming_why(tmp_path, ti
     with pytest.raises(UsageError, match="cannot load the tokenizer in"):
         lsgtool.load_tokenizer(bare)
     assert lsgtool.load_tokenizer(bare, tokenizer=str(tiny_folder)).mask_token_id == 4
+
+
+def test_a_locost_folder_loads_when_its_ssm_variant_is_first_checked_inside_from_pretrained(tmp_path):
+    """transformers builds models on the meta device (and in the requested dtype): the contract check must not."""
+    from lsgtool.core import registry
+
+    _tiny_locost().save_pretrained(tmp_path / "locost")
+    registry.use(None)  # nothing checked yet: the first S4D is built inside from_pretrained
+    model = lsgtool.load(tmp_path / "locost", dtype=torch.bfloat16)
+    assert next(model.parameters()).dtype == torch.bfloat16

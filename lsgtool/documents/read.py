@@ -1,0 +1,53 @@
+"""One entry point for every kind of input file; the kind comes from the content, the suffix breaks ties."""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+from lsgtool.documents.model import Document, DocumentError
+from lsgtool.documents.text import chapters, decode
+
+SUFFIXES = (".txt", ".md", ".markdown", ".text", ".pdf", ".epub")
+
+
+def supported(path: Path) -> bool:
+    return path.suffix.lower() in SUFFIXES
+
+
+def read_bytes(data: bytes, name: str, suffix: str = "") -> Document:
+    """A document from bytes: PDF and EPUB by their signature, else UTF-8 text (Markdown by its suffix)."""
+    digest = hashlib.sha256(data).hexdigest()
+    suffix = suffix.lower()
+    if data.startswith(b"%PDF") or suffix == ".pdf":
+        from lsgtool.documents.pdf import read_pdf
+
+        found, title, notes = read_pdf(data, name)
+        return Document(name, "pdf", found, digest, title, notes)
+    if (data.startswith(b"PK") and b"application/epub+zip" in data[:200]) or suffix == ".epub":
+        from lsgtool.documents.epub import read_epub
+
+        found, title, notes = read_epub(data, name)
+        return Document(name, "epub", found, digest, title, notes)
+    text = decode(data, name)
+    markdown = suffix in (".md", ".markdown")
+    kind = "stdin" if name == "-" else "markdown" if markdown else "text"
+    return Document(name, kind, chapters(text, markdown=markdown or text.lstrip().startswith("# ")), digest)
+
+
+def read(path: str | Path) -> Document:
+    """Read a file (``-``: standard input); a missing, unreadable or text-less file raises DocumentError."""
+    if str(path) == "-":
+        import sys
+
+        return read_bytes(sys.stdin.buffer.read(), "-")
+    path = Path(path)
+    if not path.exists():
+        raise DocumentError(f"no such file: '{path}'.", "check the path (a folder reads every supported file in it).")
+    if path.is_dir():
+        raise DocumentError(f"'{path}' is a folder.", "pass the folder as an input of its own: its files are read.")
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise DocumentError(f"cannot read '{path}': {exc.strerror or exc}.", "check its permissions.") from None
+    return read_bytes(data, str(path), path.suffix)

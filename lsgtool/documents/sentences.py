@@ -1,0 +1,41 @@
+"""Paragraphs and sentences with their character spans (syntok: a rule-based, dependency-free segmenter).
+
+Chosen for quality at acceptable speed: it keeps "U.S. policy" and "Dr. Smith" whole where blingfire splits or
+merges them, and reads the 4.4 MB King James Bible in about 3.5 s on this CPU (blingfire 0.3 s, pysbd ~10 s).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Iterator
+
+PARAGRAPH = re.compile(r"\n\s*\n")
+
+
+def paragraphs(text: str) -> list[tuple[int, int]]:
+    """(start, end) of each non-blank paragraph (blank lines separate them)."""
+    spans, start = [], 0
+    for match in PARAGRAPH.finditer(text):
+        spans.append((start, match.start()))
+        start = match.end()
+    spans.append((start, len(text)))
+    return [(a, b) for a, b in spans if text[a:b].strip()]
+
+
+def sentence_spans(text: str, start: int = 0, end: int | None = None) -> Iterator[tuple[int, int]]:
+    """(start, end) of each sentence of ``text[start:end]``, in absolute offsets."""
+    import syntok.segmenter as segmenter
+
+    end = len(text) if end is None else end
+    part = text[start:end]
+    for paragraph in segmenter.analyze(part):
+        for sentence in paragraph:
+            tokens = list(sentence)
+            if tokens:
+                last = tokens[-1]
+                yield start + tokens[0].offset, start + last.offset + len(last.value)
+
+
+def sentences(text: str) -> list[str]:
+    """The sentences of ``text``, whitespace inside each collapsed."""
+    return [" ".join(text[a:b].split()) for a, b in sentence_spans(text)]

@@ -1,0 +1,179 @@
+"""Abstractive summaries: any sequence-to-sequence model ``lsgtool.load`` takes, run through ``model.generate``.
+
+``input_limit`` is what one encoder pass takes: LOCOST any length; LSG models and other learned-position
+models their position table; relative-position models (T5, LongT5) their tokenizer's ``model_max_length``.
+LED gets global attention on its first token, as its authors prescribe.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import torch
+
+from lsgtool.core.errors import UsageError
+from lsgtool.summarize.generation import Generation
+from lsgtool.summarize.progress import Progress
+
+NO_LIMIT = 10**7  # tokenizers say 1e30 when they know no limit
+
+
+@dataclass
+class Generated:
+    text: str
+    input_tokens: int
+    new_tokens: int
+    seconds: float
+
+
+def model_kind(model) -> str:
+    if getattr(model.config, "model_type", None) == "locost":
+        return "locost"
+    if hasattr(model.base_model, "lsg_config"):
+        return "lsg"
+    return "led" if model.config.model_type == "led" else "seq2seq"
+
+
+def input_limit(model, tokenizer) -> int | None:
+    """Tokens one encoder pass takes (None: no limit)."""
+    kind = model_kind(model)
+    if kind == "locost":
+        return None
+    if kind == "lsg":
+        from lsgtool.core.convert.engine import resolve_adapter, usable_positions
+
+        return usable_positions(model, resolve_adapter(model))
+    for name in ("max_encoder_position_embeddings", "max_position_embeddings"):
+        value = getattr(model.config, name, None)
+        if isinstance(value, int) and value > 0:
+            return value
+    limit = getattr(tokenizer, "model_max_length", None)
+    return limit if isinstance(limit, int) and 0 < limit < NO_LIMIT else None
+
+
+def _layers(encoder) -> torch.nn.ModuleList | None:
+    return next((m for m in encoder.modules() if isinstance(m, torch.nn.ModuleList) and len(m)), None)
+
+
+class _Steps:
+    """A logits processor that only counts decoding steps (works with beam search, unlike streamers)."""
+
+    def __init__(self, progress: Progress):
+        self.progress = progress
+
+    def __call__(self, input_ids, scores):
+        self.progress.advance(1)
+        return scores
+
+
+class _Stream:
+    """A streamer handing decoded text pieces to the progress display (greedy decoding only)."""
+
+    def __init__(self, tokenizer, progress: Progress):
+        self.tokenizer, self.progress, self.ids, self.shown, self.first = tokenizer, progress, [], "", True
+
+    def put(self, value) -> None:
+        if self.first:  # the decoder start token
+            self.first = False
+            return
+        self.ids += value.reshape(-1).tolist()
+        text = self.tokenizer.decode(self.ids, skip_special_tokens=True)
+        if len(text) > len(self.shown) and not text.endswith("\ufffd"):
+            self.progress.text(text[len(self.shown):])
+            self.shown = text
+
+    def end(self) -> None:
+        pass
+
+
+class Abstractive:
+    """A loaded sequence-to-sequence model with its tokenizer and resolved generation settings."""
+
+    method = "abstractive"
+
+    def __init__(self, model, tokenizer, name: str, generation: Generation, limit: int | None = None):
+        self.model, self.tokenizer, self.name, self.generation = model, tokenizer, name, generation
+        self.kind = model_kind(model)
+        self.limit = limit if limit is not None else input_limit(model, tokenizer)
+        self.specials = tokenizer.num_special_tokens_to_add(pair=False)
+
+    @property
+    def budget(self) -> int | None:
+        """Text tokens one pass takes (the limit less the special tokens the tokenizer adds)."""
+        return None if self.limit is None else self.limit - self.specials
+
+    @property
+    def device(self) -> torch.device:
+        return next(self.model.parameters()).device
+
+    def count(self, texts: list[str]) -> list[int]:
+        """Tokens of each text, special tokens not counted."""
+        if not texts:
+            return []
+        return [len(ids) for ids in self.tokenizer(texts, add_special_tokens=False, verbose=False)["input_ids"]]
+
+    def encode(self, text: str, truncate_to: int | None = None) -> list[int]:
+        """Token ids with the tokenizer's special tokens; ``truncate_to`` keeps that many text tokens."""
+        if truncate_to is None:
+            return self.tokenizer(text, verbose=False)["input_ids"]
+        return self.tokenizer(text, truncation=True, max_length=truncate_to + self.specials, verbose=False)["input_ids"]
+
+    def generate_kwargs(self, ids: torch.Tensor) -> dict[str, Any]:
+        kwargs = {"input_ids": ids, "attention_mask": torch.ones_like(ids), **self.generation.kwargs()}
+        if self.kind == "led":  # LED: global attention on the first token (its authors' summarisation setting)
+            glob = torch.zeros_like(ids)
+            glob[:, 0] = 1
+            kwargs["global_attention_mask"] = glob
+        return kwargs
+
+    @torch.no_grad()
+    def generate(self, ids: list[int], progress: Progress | None = None, stream: bool = False) -> Generated:
+        """Summary of one token sequence, exactly as ``model.generate`` gives it for these ids and settings."""
+        from transformers import LogitsProcessorList
+
+        progress = progress or Progress()
+        start = time.perf_counter()
+        batch = torch.tensor([ids], device=self.device)
+        kwargs = self.generate_kwargs(batch)
+        layers = _layers(self.model.get_encoder())
+        hooks = [] if layers is None else [layer.register_forward_hook(lambda *a: progress.advance(1)) for layer in layers]
+        progress.stage("encode", len(layers) if layers is not None else None, f"{len(ids):,} tokens")
+        try:
+            encoder_outputs = self.model.get_encoder()(input_ids=batch, attention_mask=kwargs["attention_mask"],
+                                                       **({"global_attention_mask": kwargs["global_attention_mask"]}
+                                                          if "global_attention_mask" in kwargs else {}))
+        finally:
+            for hook in hooks:
+                hook.remove()
+        progress.stage("generate", self.generation.values["max_new_tokens"], "tokens")
+        streamer = _Stream(self.tokenizer, progress) if stream and self.generation.values["num_beams"] == 1 else None
+        out = self.model.generate(**kwargs, encoder_outputs=encoder_outputs, streamer=streamer,
+                                  logits_processor=LogitsProcessorList([_Steps(progress)]))
+        new = out[0, 1:] if self.model.config.is_encoder_decoder else out[0, len(ids):]
+        text = self.tokenizer.decode(new, skip_special_tokens=True).strip()
+        return Generated(text, len(ids), int((new != (self.model.config.pad_token_id or -1)).sum()),
+                         time.perf_counter() - start)
+
+
+def load_abstractive(model, flags: dict[str, Any], tokenizer: str | None = None, device: str = "cpu",
+                     dtype: str | None = None, limit: int | None = None, trust_checkpoint: bool = False,
+                     config: Any = None) -> Abstractive:
+    """Load a sequence-to-sequence model by any name ``lsgtool.load`` takes, with its tokenizer and settings."""
+    from lsgtool.core.load import load, load_tokenizer, resolve
+    from lsgtool.summarize.generation import resolve as resolve_generation
+
+    options = {"dtype": dtype} if dtype else {}
+    source = resolve(model, config=config)
+    loaded = load(model, config=config, trust_checkpoint=trust_checkpoint, **options)
+    if not getattr(loaded.config, "is_encoder_decoder", False) or not hasattr(loaded, "generate"):
+        raise UsageError(f"'{model}' is not a sequence-to-sequence model ({type(loaded).__name__}): it cannot write "
+                         "abstractive summaries.", "give a summariser (BART, PEGASUS, T5, LED, LOCOST, or one of them "
+                                                   "converted to LSG), or --method extractive for an encoder.")
+    tok = load_tokenizer(model, tokenizer=tokenizer)
+    loaded = loaded.to(device)
+    folder = source.folder if source.layout != "lightning" else None
+    return Abstractive(loaded, tok, str(model), resolve_generation(flags, folder and Path(folder), model_kind(loaded)),
+                       limit)

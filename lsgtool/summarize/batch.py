@@ -1,0 +1,194 @@
+"""Many inputs: one output per input written atomically, a record per finished input to resume from, failures
+kept to their input, and the work shared between processes under ``accelerate launch``.
+
+Next to the outputs, ``.lsgtool-summaries/records/<output>.<key>.json`` holds each finished input's full result;
+the key hashes the input's content, the model and every setting that changes the summary, so ``--resume``
+skips exactly the work that would come out the same. An output file is only ever replaced if a record says lsgtool
+wrote it. Files are written to a temporary name (with the writer's pid) and renamed; the temporary files of a
+killed run are removed by the next one.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+from lsgtool.core.errors import LsgtoolError, UsageError
+from lsgtool.summarize.inputs import Job
+from lsgtool.summarize.render import SUFFIX, render
+
+STATE = ".lsgtool-summaries"
+TMP = ".lsgtool-tmp"
+JSONL = "summaries.jsonl"
+
+
+@dataclass
+class Outcome:
+    records: list[dict[str, Any]] = field(default_factory=list)
+    failures: list[tuple[str, str]] = field(default_factory=list)
+    skipped: int = 0
+    files: list[str] = field(default_factory=list)
+    main: bool = True  # the process that reports (the only one outside a distributed launch)
+
+
+def write_atomic(path: Path, text: str) -> None:
+    tmp = path.with_name(f".{path.name}.{os.getpid()}{TMP}")
+    tmp.write_text(text, encoding="utf-8")
+    os.replace(tmp, path)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def clean_stale(folder: Path) -> list[str]:
+    """Remove temporary files of lsgtool runs that died (pid in the name, no such process)."""
+    removed = []
+    for tmp in [*folder.glob(f".*{TMP}"), *(folder / STATE).rglob(f".*{TMP}")]:
+        pid = tmp.name[: -len(TMP)].rsplit(".", 1)[-1]
+        if pid.isdigit() and not _alive(int(pid)):
+            tmp.unlink(missing_ok=True)
+            removed.append(tmp.name)
+    return removed
+
+
+def key(digest: str, identity: dict[str, Any]) -> str:
+    return hashlib.sha256(json.dumps({"digest": digest, **identity}, sort_keys=True, default=str).encode()).hexdigest()[:24]
+
+
+class Outputs:
+    """Where results go: one file per input (``<stem>.summary<suffix>``) or one ``summaries.jsonl``."""
+
+    def __init__(self, folder: Path, fmt: str, single_name: str | None = None):
+        self.folder, self.fmt, self.single_name = folder, fmt, single_name
+        self.records = folder / STATE / "records"
+
+    def name(self, job: Job) -> str:
+        if self.single_name:
+            return self.single_name
+        return JSONL if self.fmt == "jsonl" else f"{job.stem}.summary{SUFFIX[self.fmt]}"
+
+    def ours(self) -> set[str]:
+        """Output files a record says lsgtool wrote."""
+        names = set()
+        for file in self.records.glob("*.json") if self.records.is_dir() else []:
+            try:
+                names.add(json.loads(file.read_text())["output"])
+            except (OSError, ValueError, KeyError):
+                continue
+        return names
+
+    def check(self, jobs: list[Job], resume: bool, overwrite: bool) -> None:
+        """Before any work: outputs that exist are refused unless lsgtool wrote them and --resume/--overwrite says so."""
+        existing = sorted({self.name(job) for job in jobs if (self.folder / self.name(job)).exists()})
+        if not existing:
+            return
+        foreign = [name for name in existing if name not in self.ours()]
+        if foreign:
+            raise UsageError(f"'{self.folder / foreign[0]}' exists and was not written by lsgtool"
+                             + (f" ({len(foreign) - 1} more)" if len(foreign) > 1 else "") + ": it is left alone.",
+                             "choose another --out.")
+        if not (resume or overwrite):
+            raise UsageError(f"{len(existing)} output(s) in '{self.folder}' exist from an earlier run "
+                             f"(e.g. {existing[0]}).", "pass --resume to skip finished inputs, or --overwrite to redo them.")
+
+    def record_path(self, job: Job, record_key: str) -> Path:
+        return self.records / f"{job.stem}.{record_key}.json"
+
+    def finished(self, job: Job, record_key: str) -> dict[str, Any] | None:
+        path = self.record_path(job, record_key)
+        try:
+            return json.loads(path.read_text()) if path.is_file() else None
+        except (OSError, ValueError):
+            return None
+
+    def save(self, job: Job, record_key: str, record: dict[str, Any]) -> str:
+        self.records.mkdir(parents=True, exist_ok=True)
+        name = self.name(job)
+        record = {**record, "output": name, "key": record_key}
+        if self.fmt != "jsonl":
+            write_atomic(self.folder / name, render(record, self.fmt))
+        write_atomic(self.record_path(job, record_key), json.dumps(record, ensure_ascii=False))
+        return name
+
+    def write_jsonl(self, records: list[dict[str, Any]]) -> str:
+        write_atomic(self.folder / JSONL, "".join(render(r, "jsonl") for r in records))
+        return JSONL
+
+
+def _shard(jobs: list[Job], cpu: bool):
+    """(this process's jobs, the accelerate state or None): contiguous shares under ``accelerate launch`` (or
+    torchrun); ``cpu``: processes on CPUs talk through gloo, as accelerate's MULTI_CPU mode."""
+    if int(os.environ.get("WORLD_SIZE", "1")) <= 1:
+        return jobs, None
+    try:
+        from accelerate import PartialState
+    except ImportError:
+        raise UsageError("this run was started by a distributed launcher, and sharing the inputs needs accelerate.",
+                         "pip install accelerate.") from None
+    state = PartialState(cpu=cpu)
+    with state.split_between_processes(list(range(len(jobs)))) as mine:
+        return [jobs[i] for i in mine], state
+
+
+def run(jobs: list[Job], outputs: Outputs | None, summarize: Callable, identity: dict[str, Any], resume: bool,
+        on_start: Callable[[Job, int, int], None] = lambda job, i, n: None, keep_going: bool = True,
+        cpu: bool = True) -> Outcome:
+    """Summarise every job (this process's share); ``summarize(document) -> record dict``."""
+    mine, state = _shard(jobs, cpu)
+    outcome = Outcome()
+    for i, job in enumerate(mine):
+        on_start(job, i, len(mine))
+        try:
+            document = job.read()
+            record_key = key(document.digest, identity)
+            done = outputs.finished(job, record_key) if (outputs and resume) else None
+            if done is not None:
+                if done["output"] != outputs.name(job) or not (outputs.folder / done["output"]).exists():
+                    done["output"] = outputs.save(job, record_key, done)  # re-render what was asked now
+                outcome.records.append(done)
+                outcome.skipped += 1
+                continue
+            record = summarize(document)
+            if state is not None:
+                record["process"] = state.process_index
+            if outputs is not None:
+                record["output"] = outputs.save(job, record_key, record)
+                record["key"] = record_key
+            outcome.records.append(record)
+        except (LsgtoolError, MemoryError, RuntimeError) as exc:
+            if not keep_going:
+                raise
+            message = getattr(exc, "message", None) or f"{type(exc).__name__}: {exc}".splitlines()[0]
+            if "out of memory" in str(exc).lower() or isinstance(exc, MemoryError):
+                message = f"out of memory: {message}"
+            outcome.failures.append((job.name, message))
+    if state is not None:
+        outcome = _gather(outcome, state, outputs, jobs)
+    if outputs is not None and outputs.fmt == "jsonl" and outcome.records:
+        order = {job.name: i for i, job in enumerate(jobs)}
+        outcome.records.sort(key=lambda r: order.get(r["input"], 0))
+        if state is None or state.is_main_process:
+            outcome.files.append(outputs.write_jsonl(outcome.records))
+    return outcome
+
+
+def _gather(outcome: Outcome, state, outputs: Outputs | None, jobs: list[Job]) -> Outcome:
+    """Every process's records and failures, on every process (through accelerate's object gathering)."""
+    from accelerate.utils import gather_object
+
+    records = gather_object(outcome.records)
+    failures = gather_object(outcome.failures)
+    skipped = sum(gather_object([outcome.skipped]))
+    state.wait_for_everyone()
+    return Outcome(records, [tuple(f) for f in failures], skipped, main=state.is_main_process)

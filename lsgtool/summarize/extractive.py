@@ -1,0 +1,135 @@
+"""Extractive summaries with a sentence encoder read through LSG attention: no summariser needed, offline.
+
+The document is encoded in long windows (4,096 tokens by default: the encoder converted to LSG), each
+sentence's embedding is the mean of its tokens' states, sentences are scored by their cosine to the
+document's centroid (centroid-based centrality) and picked by maximal marginal relevance (MMR: score minus
+``diversity`` times the highest similarity to what is already picked) up to a token budget, then given back
+in document order. The packaged all-MiniLM-L6-v2 (preset ``minilm``) is the embedded default.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import torch
+import torch.nn.functional as F
+
+from lsgtool.documents.sentences import sentence_spans
+from lsgtool.summarize.progress import Progress
+
+MIN_WORDS, MAX_WORDS = 4, 80  # sentences eligible for the summary (headings and run-ons are not)
+
+
+@dataclass
+class Picked:
+    text: str
+    input_tokens: int
+    sentences: int
+    picked: list[int]
+    seconds: float
+
+
+class Extractive:
+    """A sentence encoder (LSG-converted when it is not already) and the picking rule."""
+
+    method = "extractive"
+    kind = "extractive"
+
+    def __init__(self, model, tokenizer, name: str, window: int, budget: int, diversity: float = 0.3):
+        self.model, self.tokenizer, self.name = model.eval(), tokenizer, name
+        self.window, self.budget, self.diversity = window, budget, diversity
+        self.limit = None  # any length: the document is read in windows and every sentence scored
+        self.generation = None
+
+    @property
+    def settings(self) -> dict:
+        return {"window_tokens": self.window, "budget_tokens": self.budget, "diversity": self.diversity,
+                "scoring": "cosine to the document centroid, maximal marginal relevance"}
+
+    def _groups(self, lengths: list[int]) -> list[list[int]]:
+        """Consecutive sentences packed into windows (a sentence longer than a window goes alone, cut)."""
+        room = self.window - self.tokenizer.num_special_tokens_to_add(pair=False)
+        groups, current, used = [], [], 0
+        for i, n in enumerate(lengths):
+            if current and used + n > room:
+                groups.append(current)
+                current, used = [], 0
+            current.append(i)
+            used += n
+        return groups + ([current] if current else [])
+
+    @torch.no_grad()
+    def embed(self, text: str, spans: list[tuple[int, int]], lengths: list[int], progress: Progress) -> torch.Tensor:
+        """(sentences, E) unit embeddings: mean of each sentence's token states in its window."""
+        device = next(self.model.parameters()).device
+        groups = self._groups(lengths)
+        progress.stage("encode", len(groups), f"{sum(lengths):,} tokens in windows of {self.window}")
+        out = torch.zeros(len(spans), self.model.config.hidden_size)
+        for group in groups:
+            start, end = spans[group[0]][0], spans[group[-1]][1]
+            batch = self.tokenizer(text[start:end], return_offsets_mapping=True, truncation=True,
+                                   max_length=self.window, return_tensors="pt")
+            offsets = batch.pop("offset_mapping")[0] + start
+            states = self.model(**{k: v.to(device) for k, v in batch.items()}).last_hidden_state[0].float().cpu()
+            real = offsets[:, 1] > offsets[:, 0]  # special tokens have empty offsets
+            for i in group:
+                a, b = spans[i]
+                inside = real & (offsets[:, 0] >= a) & (offsets[:, 1] <= b)
+                if inside.any():
+                    out[i] = states[inside].mean(0)
+            progress.advance(1)
+        return F.normalize(out, dim=-1)
+
+    def pick(self, embeddings: torch.Tensor, lengths: list[int], eligible: list[bool]) -> list[int]:
+        """MMR up to the token budget; at least one sentence; indices in document order."""
+        centroid = F.normalize(embeddings.mean(0), dim=0)
+        score = embeddings @ centroid
+        candidates = [i for i, ok in enumerate(eligible) if ok] or list(range(len(lengths)))
+        picked: list[int] = []
+        used = 0
+        best_similarity = torch.full((len(lengths),), -1.0)
+        while candidates:
+            mmr = score[candidates] - self.diversity * best_similarity[candidates].clamp(min=0)
+            i = candidates[int(mmr.argmax())]
+            if picked and used + lengths[i] > self.budget:
+                candidates.remove(i)
+                continue
+            picked.append(i)
+            used += lengths[i]
+            candidates.remove(i)
+            best_similarity = torch.maximum(best_similarity, embeddings @ embeddings[i])
+            if used >= self.budget:
+                break
+        return sorted(picked)
+
+    def summarize(self, text: str, progress: Progress | None = None) -> Picked:
+        progress = progress or Progress()
+        start = time.perf_counter()
+        spans = [(a, b) for a, b in sentence_spans(text) if text[a:b].strip()]
+        if not spans:
+            return Picked("", 0, 0, [], 0.0)
+        sentences = [" ".join(text[a:b].split()) for a, b in spans]
+        lengths = [len(ids) for ids in self.tokenizer(sentences, add_special_tokens=False, verbose=False)["input_ids"]]
+        embeddings = self.embed(text, spans, lengths, progress)
+        eligible = [MIN_WORDS <= len(s.split()) <= MAX_WORDS for s in sentences]
+        picked = self.pick(embeddings, lengths, eligible)
+        return Picked(" ".join(sentences[i] for i in picked), sum(lengths), len(sentences), picked,
+                      time.perf_counter() - start)
+
+
+def load_extractive(model: str = "minilm", window: int = 4096, budget: int = 256, device: str = "cpu",
+                    diversity: float = 0.3) -> Extractive:
+    """An encoder by any name ``lsgtool.load`` takes; converted to LSG for ``window`` tokens unless it reads that many."""
+    from lsgtool.core.convert.api import convert
+    from lsgtool.core.convert.engine import resolve_adapter, usable_positions
+    from lsgtool.core.load import load, load_tokenizer
+
+    encoder = load(model, task="base")
+    tokenizer = load_tokenizer(model)
+    positions = usable_positions(encoder, resolve_adapter(encoder))
+    if positions < window:
+        encoder, tokenizer = convert(encoder, max_length=window, block_size=128, sparsity_factor=2,
+                                     sparsity_type="norm", num_global_tokens=1, tokenizer=tokenizer)
+    tokenizer.model_max_length = window
+    return Extractive(encoder.to(device), tokenizer, model, window, budget, diversity)

@@ -1,0 +1,67 @@
+"""Which generation settings a summary uses, and where each value came from.
+
+Order: the command-line flag; the model's own ``generation_config.json``; the paper of the model's kind
+(LOCOST §5: greedy decoding; LSG §4.2: beam search of 5 with length penalty 2.0, also used for other
+sequence-to-sequence models that ship no generation config); lsgtool's default.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+FIELDS = ("max_new_tokens", "min_new_tokens", "num_beams", "length_penalty", "no_repeat_ngram_size",
+          "repetition_penalty")
+DEFAULTS = {"max_new_tokens": 256, "min_new_tokens": 0, "num_beams": 1, "length_penalty": 1.0,
+            "no_repeat_ngram_size": 0, "repetition_penalty": 1.0}
+PAPERS = {
+    "locost": ({"num_beams": 1}, "LOCOST paper §5 (greedy decoding)"),
+    "lsg": ({"num_beams": 5, "length_penalty": 2.0}, "LSG paper §4.2 (beam 5, length penalty 2.0)"),
+}
+
+
+@dataclass
+class Generation:
+    values: dict[str, Any]
+    sources: dict[str, str] = field(default_factory=dict)
+
+    def kwargs(self) -> dict[str, Any]:
+        """What ``model.generate`` receives (neutral values left out)."""
+        out = {k: v for k, v in self.values.items() if not (k in ("no_repeat_ngram_size", "min_new_tokens") and not v)}
+        if out.get("num_beams", 1) == 1:
+            out.pop("length_penalty", None)  # only beam search uses it; transformers warns otherwise
+        return {**out, "do_sample": False}
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**self.values, "sources": dict(self.sources)}
+
+
+def saved_settings(folder: Path | None) -> dict[str, Any]:
+    """The summarisation settings a model's generation_config.json sets (max/min length read as new tokens)."""
+    if folder is None or not (Path(folder) / "generation_config.json").is_file():
+        return {}
+    from transformers import GenerationConfig
+
+    diff = GenerationConfig.from_pretrained(folder).to_diff_dict()
+    found = {k: diff[k] for k in FIELDS if diff.get(k) is not None}
+    for old, new in (("max_length", "max_new_tokens"), ("min_length", "min_new_tokens")):
+        if new not in found and diff.get(old) is not None:
+            found[new] = diff[old]
+    return found
+
+
+def resolve(flags: dict[str, Any], folder: Path | None, kind: str) -> Generation:
+    """Settings for a model of ``kind`` (``locost``, ``lsg``, ``seq2seq``) saved in ``folder``."""
+    saved = saved_settings(folder)
+    paper, paper_name = PAPERS["locost"] if kind == "locost" else PAPERS["lsg"]
+    if kind not in PAPERS:
+        paper_name = "lsgtool default for models without a generation config: " + paper_name
+    values, sources = {}, {}
+    for name in FIELDS:
+        for source, table in (("flag --" + name.replace("_", "-"), flags), ("the model's generation_config.json", saved),
+                              (paper_name, paper), ("lsgtool default", DEFAULTS)):
+            if table.get(name) is not None:
+                values[name], sources[name] = table[name], source
+                break
+    return Generation(values, sources)

@@ -1,0 +1,119 @@
+"""What to summarise: files, folders (every supported file in them), standard input, or the rows of a dataset.
+
+Paths are checked before any model is loaded; a file is read when its turn comes, so a bad file fails only
+itself in a batch.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+from lsgtool.core.errors import UsageError
+from lsgtool.documents import Document, read, supported
+from lsgtool.documents.model import Chapter
+
+TEXT_COLUMNS = ("document", "article", "text", "input", "source", "content")
+SUMMARY_COLUMNS = ("summary", "abstract", "highlights", "target", "reference")
+
+
+@dataclass
+class Job:
+    name: str
+    stem: str
+    read: Callable[[], Document]
+
+
+def _stem(path: Path, taken: set[str]) -> str:
+    stem, n = path.stem or "input", 1
+    while stem in taken:  # two inputs of the same name in different folders
+        n += 1
+        stem = f"{path.stem}-{n}"
+    taken.add(stem)
+    return stem
+
+
+def files(inputs: list[str]) -> list[Job]:
+    """Jobs for paths, folders and ``-``; a missing path or a folder without supported files is a usage error."""
+    jobs, taken = [], set()
+    for given in inputs:
+        if given == "-":
+            jobs.append(Job("-", _stem(Path("stdin"), taken), lambda: read("-")))
+            continue
+        path = Path(given).expanduser()
+        if path.is_dir():
+            found = sorted(p for p in path.rglob("*") if p.is_file() and supported(p) and not p.name.startswith("."))
+            if not found:
+                raise UsageError(f"folder '{path}' holds no .txt, .md, .pdf or .epub file.",
+                                 "pass files, or a folder with some in it.")
+            jobs += [Job(str(p), _stem(p, taken), lambda p=p: read(p)) for p in found]
+        elif path.is_file():
+            jobs.append(Job(str(path), _stem(path, taken), lambda p=path: read(p)))
+        else:
+            raise UsageError(f"no such file or folder: '{given}'.", "check the path; `-` reads standard input.")
+    return jobs
+
+
+def _column(names: list[str], wanted: str | None, defaults: tuple[str, ...], what: str, flag: str) -> str | None:
+    if wanted is not None:
+        if wanted not in names:
+            raise UsageError(f"the dataset has no column {wanted!r}.", f"columns: {', '.join(names)}; pick one with {flag}.")
+        return wanted
+    found = next((c for c in defaults if c in names), None)
+    if found is None and what == "text":
+        raise UsageError("no text column found in the dataset.", f"columns: {', '.join(names)}; pick one with {flag}.")
+    return found
+
+
+def load_rows(name: str, split: str):
+    """A ``datasets`` split: a saved dataset folder, a local json/jsonl/csv/parquet file, or a Hub name."""
+    try:
+        import datasets
+    except ImportError:
+        raise UsageError("--dataset needs the datasets package.", "pip install 'lsgtool[data]' (or datasets).") from None
+    path = Path(name).expanduser()
+    formats = {".json": "json", ".jsonl": "json", ".csv": "csv", ".parquet": "parquet"}
+    try:
+        if path.is_dir() and ((path / "dataset_info.json").exists() or (path / "dataset_dict.json").exists()):
+            loaded = datasets.load_from_disk(str(path))
+            return loaded[split] if isinstance(loaded, datasets.DatasetDict) else loaded
+        if path.is_file():
+            if path.suffix.lower() not in formats:
+                raise UsageError(f"'{path}' is not a json, jsonl, csv or parquet file.", "pass one of those, or a Hub name.")
+            return datasets.load_dataset(formats[path.suffix.lower()], data_files={split: str(path)}, split=split)
+        return datasets.load_dataset(name, split=split)
+    except UsageError:
+        raise
+    except KeyError:
+        raise UsageError(f"dataset '{name}' has no split {split!r}.", "pass an existing split with --split.") from None
+    except Exception as exc:  # datasets raises many types: not found, offline, bad files
+        raise UsageError(f"cannot load dataset '{name}' (split {split!r}): {type(exc).__name__}: {exc}".splitlines()[0],
+                         "pass a local json/jsonl/csv/parquet file, a saved dataset folder, or a Hub name "
+                         "(online, or cached).") from None
+
+
+def dataset(name: str, split: str, text_column: str | None, summary_column: str | None, limit: int | None) -> list[Job]:
+    """A job per row; the row's summary column becomes the document's reference."""
+    rows = load_rows(name, split)
+    text = _column(rows.column_names, text_column, TEXT_COLUMNS, "text", "--text-column")
+    summary = _column(rows.column_names, summary_column, SUMMARY_COLUMNS, "summary", "--summary-column")
+    count = len(rows) if limit is None else min(limit, len(rows))
+    if count == 0:
+        raise UsageError(f"dataset '{name}' (split {split!r}) has no rows.", "pass a dataset with rows in it.")
+    label = Path(name).name or name
+
+    def row(i: int) -> Document:
+        item = rows[i]
+        value = item[text]
+        if not isinstance(value, str) or not value.strip():
+            from lsgtool.documents import DocumentError
+
+            raise DocumentError(f"row {i} of '{name}' has no text in column {text!r}.", "check the dataset.")
+        reference = item[summary] if summary else None
+        digest = hashlib.sha256(value.encode("utf-8")).hexdigest()
+        return Document(f"{label}[{i}]", "dataset", [Chapter(None, value.strip())], digest,
+                        reference=reference if isinstance(reference, str) else None)
+
+    return [Job(f"{label}[{i}]", f"{Path(label).stem}-{i:06d}", lambda i=i: row(i)) for i in range(count)]

@@ -1,0 +1,170 @@
+"""Summarise a document: one pass when the model (and memory) allow, else by the chosen overflow route.
+
+Routes (``overflow``): ``auto`` one pass if it fits, else hierarchical — windows at paragraph/sentence
+boundaries are summarised, then the joined summaries, until they fit one pass; ``chunk`` the windows'
+summaries joined (no reduction, the way chunking tools do it); ``truncate`` the first tokens that fit, the
+rest reported as dropped; ``error`` refuses with the numbers. Every result counts ``input_tokens``,
+``encoded_tokens`` and ``dropped_tokens``: nothing is dropped silently.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from lsgtool.core.errors import LsgtoolError, UsageError
+from lsgtool.documents import Document
+from lsgtool.summarize.memory import estimate, largest_fitting
+from lsgtool.summarize.progress import Progress
+from lsgtool.summarize.windows import windows
+
+OVERFLOWS = ("auto", "error", "truncate", "chunk")
+
+
+@dataclass
+class Summary:
+    text: str
+    route: str  # one pass, hierarchical, chunked, truncated, extractive
+    input_tokens: int
+    encoded_tokens: int
+    dropped_tokens: int
+    windows: list[int] = field(default_factory=list)  # windows summarised at each level below the last
+    levels: int = 1
+    new_tokens: int = 0
+    seconds: float = 0.0
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass
+class DocumentSummary:
+    document: Document
+    method: str
+    model: str
+    summary: Summary
+    chapters: list[tuple[str | None, Summary]] = field(default_factory=list)
+    settings: dict[str, Any] = field(default_factory=dict)
+    memory: dict[str, Any] | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        doc = self.document
+        return {
+            "input": doc.name, "kind": doc.kind, "title": doc.title, "words": doc.words, "method": self.method,
+            "model": self.model, "summary": self.summary.text,
+            "input_tokens": self.total("input_tokens"), "encoded_tokens": self.total("encoded_tokens"),
+            "dropped_tokens": self.total("dropped_tokens"),
+            "route": self.summary.route, "windows": self.summary.windows, "levels": self.summary.levels,
+            "chapters": [{"title": title, **s.to_dict()} for title, s in self.chapters],
+            "book_summary": self.summary.to_dict(), "settings": self.settings, "memory_estimate": self.memory,
+            "notes": doc.notes, "digest": doc.digest,
+        }
+
+    def total(self, name: str) -> int:
+        """Counts of the input itself: over the chapters when they were summarised one by one."""
+        parts = [s for _, s in self.chapters] or [self.summary]
+        return sum(getattr(s, name) for s in parts)
+
+
+class Budget:
+    """Input tokens one pass may take: the model's limit and, when a memory limit is given, what fits in it."""
+
+    def __init__(self, summarizer, memory_limit_mb: float | None):
+        self.summarizer, self.memory_limit_mb = summarizer, memory_limit_mb
+
+    def tokens(self, wanted: int) -> tuple[int | None, str]:
+        model_budget = getattr(self.summarizer, "budget", None)
+        if self.memory_limit_mb is None or self.summarizer.method != "abstractive":
+            return model_budget, "the model's input limit"
+        top = wanted if model_budget is None else min(wanted, model_budget)
+        if estimate(self.summarizer, top + self.summarizer.specials).total_mb <= self.memory_limit_mb:
+            return model_budget, "the model's input limit"
+        fitting = largest_fitting(self.summarizer, self.memory_limit_mb, top) - self.summarizer.specials
+        return max(fitting, 0), f"the memory limit ({self.memory_limit_mb:,.0f} MB)"
+
+
+def _one_pass(summarizer, text: str, progress: Progress, stream: bool, truncate_to: int | None = None):
+    return summarizer.generate(summarizer.encode(text, truncate_to), progress, stream)
+
+
+def summarize_text(text: str, summarizer, overflow: str = "auto", progress: Progress | None = None,
+                   stream: bool = False, budget: Budget | None = None) -> Summary:
+    """One text to one summary by ``overflow``'s route (see the module docstring)."""
+    progress = progress or Progress()
+    if overflow not in OVERFLOWS:
+        raise UsageError(f"unknown overflow {overflow!r}.", f"choose one of {', '.join(OVERFLOWS)}.")
+    if summarizer.method == "extractive":
+        picked = summarizer.summarize(text, progress)
+        return Summary(picked.text, "extractive", picked.input_tokens, picked.input_tokens, 0,
+                       seconds=picked.seconds)
+    progress.stage("tokenize", None, f"{len(text):,} characters")
+    n = summarizer.count([text])[0]
+    allowed, why = (budget or Budget(summarizer, None)).tokens(n)
+    if allowed is None or (n <= allowed and overflow != "chunk"):
+        g = _one_pass(summarizer, text, progress, stream)
+        return Summary(g.text, "one pass", n, n, 0, new_tokens=g.new_tokens, seconds=g.seconds)
+    if allowed < 1:
+        raise UsageError(f"no input fits one pass within {why}.", "raise --memory-limit, or use fewer --num-beams.")
+    if overflow == "error":
+        raise UsageError(f"the input is {n:,} tokens and one pass takes {allowed:,} ({why}).",
+                         "pass --overflow auto (summaries of windows, then of their summaries), truncate (keep the "
+                         f"first {allowed:,} tokens) or chunk (the windows' summaries joined).")
+    if overflow == "truncate":
+        progress.note(f"truncated to the first {allowed:,} of {n:,} tokens ({why}): {n - allowed:,} dropped")
+        g = _one_pass(summarizer, text, progress, stream, truncate_to=allowed)
+        return Summary(g.text, "truncated", n, allowed, n - allowed, new_tokens=g.new_tokens, seconds=g.seconds)
+    return _hierarchical(text, n, allowed, why, summarizer, overflow, progress, stream)
+
+
+def _hierarchical(text, n, allowed, why, summarizer, overflow, progress, stream) -> Summary:
+    level_text, level_tokens, counts, new_tokens, seconds = text, n, [], 0, 0.0
+    while True:
+        parts = windows(level_text, summarizer.count, allowed)
+        counts.append(len(parts))
+        progress.note(f"level {len(counts)}: {level_tokens:,} tokens in {len(parts)} windows of at most {allowed:,} "
+                      f"({why})")
+        summaries = []
+        for i, part in enumerate(parts):
+            progress.note(f"window {i + 1}/{len(parts)} of level {len(counts)}")
+            g = _one_pass(summarizer, part, progress, False)
+            summaries.append(g.text)
+            new_tokens, seconds = new_tokens + g.new_tokens, seconds + g.seconds
+        joined = "\n".join(s for s in summaries if s)
+        if overflow == "chunk":
+            return Summary(joined, "chunked", n, n, 0, counts, 1, new_tokens, seconds)
+        joined_tokens = summarizer.count([joined])[0]
+        if joined_tokens <= allowed:
+            g = _one_pass(summarizer, joined, progress, stream)
+            return Summary(g.text, "hierarchical", n, n, 0, counts, len(counts) + 1, new_tokens + g.new_tokens,
+                           seconds + g.seconds)
+        if joined_tokens >= level_tokens:
+            raise LsgtoolError(f"the window summaries ({joined_tokens:,} tokens) are no shorter than their input "
+                               f"({level_tokens:,}): the hierarchy would not end.",
+                               "lower --max-new-tokens, or use a model that takes longer inputs.")
+        level_text, level_tokens = joined, joined_tokens
+
+
+def summarize_document(doc: Document, summarizer, overflow: str = "auto", per_chapter: bool = False,
+                       progress: Progress | None = None, stream: bool = False,
+                       memory_limit_mb: float | None = None) -> DocumentSummary:
+    """Summarise a document; with ``per_chapter`` each chapter, then the book from the chapters' summaries."""
+    progress = progress or Progress()
+    budget = Budget(summarizer, memory_limit_mb)
+    settings = summarizer.generation.to_dict() if summarizer.generation else dict(summarizer.settings)
+    result = DocumentSummary(doc, summarizer.method, summarizer.name, Summary("", "", 0, 0, 0),
+                             settings={**settings, "overflow": overflow, "per_chapter": per_chapter})
+    if per_chapter and len(doc.chapters) > 1:
+        for i, chapter in enumerate(doc.chapters):
+            progress.note(f"chapter {i + 1}/{len(doc.chapters)}: {chapter.title or '(untitled)'}")
+            result.chapters.append((chapter.title, summarize_text(chapter.text, summarizer, overflow, progress,
+                                                                  budget=budget)))
+        progress.note("the book, from its chapters' summaries")
+        joined = "\n\n".join(s.text for _, s in result.chapters if s.text)
+        result.summary = summarize_text(joined, summarizer, overflow, progress, stream, budget)
+    else:
+        if per_chapter:
+            progress.note("no chapters found: one summary of the whole text")
+        result.summary = summarize_text(doc.text, summarizer, overflow, progress, stream, budget)
+    if summarizer.method == "abstractive":
+        result.memory = estimate(summarizer, min(result.total("encoded_tokens"), summarizer.limit or 10**12)).to_dict()
+    return result

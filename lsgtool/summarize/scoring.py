@@ -1,0 +1,51 @@
+"""ROUGE as the summarisation papers compute it, with Google's ``rouge-score``.
+
+ROUGE-1 and ROUGE-2 on the texts; ROUGE-Lsum on the texts with one sentence per line (the summary-level
+LCS); F1 reported (precision and recall kept too), Porter stemming on by default (``stem=False`` to switch
+it off), per document and as the mean over documents. BERTScore is added when the ``bert-score`` package and
+its model are available.
+"""
+
+from __future__ import annotations
+
+from statistics import mean
+
+from lsgtool.core.errors import UsageError
+from lsgtool.documents.sentences import sentences
+
+METRICS = ("rouge1", "rouge2", "rougeLsum")
+
+
+def _scorer(stem: bool):
+    try:
+        from rouge_score import rouge_scorer
+    except ImportError:
+        raise UsageError("--rouge needs the rouge-score package.", "pip install 'lsgtool[eval]' (or rouge-score).") from None
+    return rouge_scorer.RougeScorer(list(METRICS), use_stemmer=stem)
+
+
+def rouge(prediction: str, reference: str, stem: bool = True, scorer=None) -> dict[str, dict[str, float]]:
+    """{metric: {"precision", "recall", "f1"}} for one summary against its reference."""
+    scorer = scorer or _scorer(stem)
+    scores = scorer.score("\n".join(sentences(reference)), "\n".join(sentences(prediction)))
+    return {m: {"precision": s.precision, "recall": s.recall, "f1": s.fmeasure} for m, s in scores.items()}
+
+
+def rouge_all(pairs: list[tuple[str, str]], stem: bool = True) -> tuple[list[dict], dict[str, float]]:
+    """Per pair scores, and the mean F1 of each metric over the pairs."""
+    scorer = _scorer(stem)
+    each = [rouge(prediction, reference, stem, scorer) for prediction, reference in pairs]
+    return each, {m: mean(s[m]["f1"] for s in each) for m in METRICS} if each else {}
+
+
+def bertscore(pairs: list[tuple[str, str]]) -> dict[str, float] | None:
+    """Mean BERTScore F1 when bert-score and its model are on this machine; None otherwise."""
+    try:
+        from bert_score import score
+    except ImportError:
+        return None
+    try:
+        _, _, f1 = score([p for p, _ in pairs], [r for _, r in pairs], lang="en", verbose=False)
+    except Exception:  # its model is fetched from the Hub: offline it is not there
+        return None
+    return {"bertscore_f1": float(f1.mean())}

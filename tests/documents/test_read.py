@@ -1,0 +1,98 @@
+"""Reading documents: text and Markdown chapters, a groff-typeset PDF, a pandoc EPUB, and every way a file
+can fail to give text (each names the file)."""
+
+import difflib
+import re
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from lsgtool.documents import DocumentError, read, read_bytes
+from lsgtool.documents.text import chapters
+
+DATA = Path(__file__).parents[1] / "data"
+
+
+def _words(text: str) -> list[str]:
+    return re.findall(r"[a-z0-9]+(?:'[a-z]+)?", text.replace("’", "'").lower())
+
+
+def test_typeset_pdf_reads_as_the_source_text():
+    """groff: justified, hyphenated, a running head and a page foot on every page."""
+    pytest.importorskip("pymupdf")
+    source, document = _words((DATA / "genesis.txt").read_text()), read(DATA / "genesis-groff.pdf")
+    got = _words(document.text)
+    matcher = difflib.SequenceMatcher(None, source, got, autojunk=False)
+    matched = sum(block.size for block in matcher.get_matching_blocks())
+    assert len(source) - matched <= len(source) // 200 and len(got) - matched <= len(source) // 200  # <= 0.5 % off
+    assert "The First Book of Moses" not in document.text and not re.search(r"Page \d", document.text)
+    assert re.search(r"(\d+) hyphenated words joined", document.notes[0]).group(1) != "0"
+
+
+def test_pandoc_epub_gives_its_chapters_without_the_title_page():
+    pytest.importorskip("ebooklib")
+    document = read(DATA / "genesis-pandoc.epub")
+    assert document.kind == "epub" and document.title == "The First Book of Moses"
+    assert [c.title for c in document.chapters] == ["Chapter 1", "Chapter 2", "Chapter 3", "Chapter 4"]
+    assert document.chapters[0].text.startswith("In the beginning God created")
+    assert _words(document.text) == _words((DATA / "genesis.txt").read_text())
+
+
+def test_text_chapters_from_headings():
+    text = ("Preface words.\n\nCHAPTER I. The Storm\n\nIt rained.\n\nBOOK II\n\nChapter 2\n\nIt cleared.\n\n"
+            "Chapter 3 was a long day and this line is prose that starts like a heading but goes on and on and on.")
+    found = chapters(text)
+    assert [c.title for c in found] == [None, "CHAPTER I. The Storm", "BOOK II — Chapter 2"]
+    assert found[2].text.endswith("on and on.")
+    assert [c.title for c in chapters("# One\n\ntext\n\n## Two\n\nmore", markdown=True)] == ["One", "Two"]
+    assert [c.title for c in chapters("no headings here")] == [None]
+
+
+@pytest.mark.parametrize("data, suffix, message", [
+    (b"", ".txt", "is empty"),
+    (b"   \n\t\n", ".txt", "is empty"),
+    (b"\x7fELF\x02\x01\x00\x00binary", ".txt", "is binary data"),
+    ("caf\u00e9".encode("latin-1"), ".txt", "is not UTF-8 text"),
+    (b"%PDF-1.4\n%broken", ".pdf", "is not a readable PDF"),
+    (b"not a zip", ".epub", "is not an EPUB"),
+])
+def test_files_without_text_are_refused_naming_them(data, suffix, message):
+    if suffix == ".pdf":
+        pytest.importorskip("pymupdf")
+    if suffix == ".epub":
+        pytest.importorskip("ebooklib")
+    with pytest.raises(DocumentError, match=message) as info:
+        read_bytes(data, f"bad{suffix}", suffix)
+    assert f"'bad{suffix}'" in info.value.message and info.value.hint
+
+
+def test_utf16_and_bom_texts_decode():
+    assert read_bytes("\ufeffhello".encode("utf-8"), "a.txt", ".txt").text == "hello"
+    assert read_bytes("hello".encode("utf-16"), "b.txt", ".txt").text == "hello"
+
+
+def test_encrypted_pdf_and_drm_epub_are_refused(tmp_path):
+    pymupdf = pytest.importorskip("pymupdf")
+    pytest.importorskip("ebooklib")
+    doc = pymupdf.open()
+    doc.new_page().insert_text((72, 72), "secret text")
+    data = doc.tobytes(encryption=pymupdf.PDF_ENCRYPT_AES_256, user_pw="u", owner_pw="o")
+    with pytest.raises(DocumentError, match="encrypted PDF"):
+        read_bytes(data, "locked.pdf", ".pdf")
+    epub = tmp_path / "drm.epub"
+    with zipfile.ZipFile(DATA / "genesis-pandoc.epub") as source, zipfile.ZipFile(epub, "w") as target:
+        for item in source.infolist():
+            target.writestr(item, source.read(item))
+        target.writestr("META-INF/encryption.xml", '<encryption><EncryptedData><EncryptionMethod '
+                        'Algorithm="http://www.w3.org/2001/04/xmlenc#aes128-cbc"/></EncryptedData></encryption>')
+    with pytest.raises(DocumentError, match=r"encrypted \(DRM\) EPUB"):
+        read(epub)
+
+
+def test_pdf_without_a_text_layer_is_refused():
+    pymupdf = pytest.importorskip("pymupdf")
+    doc = pymupdf.open()
+    doc.new_page().draw_rect(pymupdf.Rect(10, 10, 100, 100))
+    with pytest.raises(DocumentError, match="has no text layer"):
+        read_bytes(doc.tobytes(), "scan.pdf", ".pdf")

@@ -1,0 +1,168 @@
+"""Batches: a folder in, one output per input, --resume (also after a kill), failures kept to their input, user
+files never overwritten, bad inputs refused before any work, and two processes under ``accelerate launch``."""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+GEN = ["--max-new-tokens", "4", "--num-beams", "1"]
+
+
+def _folder(tmp_path, text, n=3):
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    for i in range(n):
+        (folder / f"doc{i}.txt").write_text(text(1 + i % 2))
+    (folder / "notes.csv").write_text("ignored,1\n")  # not a supported document: not picked up
+    return folder
+
+
+def test_folder_batch_writes_one_output_per_input_and_resume_does_nothing(runner, app, models, tmp_path, text):
+    folder, out = _folder(tmp_path, text), tmp_path / "out"
+    args = ["summarize", str(folder), "--model", str(models / "bart-lsg"), *GEN, "--out", str(out)]
+    first = runner.invoke(app, [*args, "--json"])
+    assert first.exit_code == 0, first.output
+    report = json.loads(first.stdout)
+    assert report["done"] == 3 and report["skipped"] == 0 and report["failed"] == []
+    files = sorted(p.name for p in out.iterdir() if not p.name.startswith("."))
+    assert files == ["doc0.summary.md", "doc1.summary.md", "doc2.summary.md"]
+    stamps = {name: (out / name).stat().st_mtime_ns for name in files}
+    refused = runner.invoke(app, args)
+    assert refused.exit_code == 2 and "pass --resume" in refused.stderr
+    again = runner.invoke(app, [*args, "--resume", "--json"])
+    assert json.loads(again.stdout)["skipped"] == 3 and json.loads(again.stdout)["done"] == 0
+    assert {name: (out / name).stat().st_mtime_ns for name in files} == stamps  # nothing rewritten
+    changed = runner.invoke(app, [*args[:-4], "--max-new-tokens", "5", "--num-beams", "1", "--out", str(out),
+                                  "--resume", "--json"])
+    assert json.loads(changed.stdout)["done"] == 3  # other settings: not the same work, redone
+
+
+def test_a_bad_file_fails_alone_and_the_batch_exits_1(runner, app, models, tmp_path, text):
+    folder = _folder(tmp_path, text, n=2)
+    (folder / "empty.txt").write_text("")
+    (folder / "binary.txt").write_bytes(b"\x00\x01\x02 not text")
+    result = runner.invoke(app, ["summarize", str(folder), "--model", str(models / "bart-lsg"), *GEN,
+                                 "--out", str(tmp_path / "out"), "--json"])
+    assert result.exit_code == 1
+    report = json.loads(result.stdout)
+    assert report["done"] == 2 and sorted(f["input"].split("/")[-1] for f in report["failed"]) == ["binary.txt",
+                                                                                                  "empty.txt"]
+    assert "Error: 2 of 4 inputs failed" in result.stderr
+
+
+def test_files_lsgtool_did_not_write_are_never_overwritten(runner, app, models, tmp_path, text):
+    doc = tmp_path / "a.txt"
+    doc.write_text(text(1))
+    mine = tmp_path / "a.summary.md"
+    mine.write_text("my own notes")
+    for extra in ([], ["--overwrite"], ["--resume"]):
+        result = runner.invoke(app, ["summarize", str(doc), "--model", str(models / "bart-lsg"), *GEN,
+                                     "--out", str(mine), *extra])
+        assert result.exit_code == 2 and "was not written by lsgtool" in result.stderr
+    assert mine.read_text() == "my own notes"
+
+
+def test_a_killed_batch_resumes_where_it_stopped(models, tmp_path, text):
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    for i in range(12):
+        (folder / f"doc{i:02d}.txt").write_text(text(2))
+    out = tmp_path / "out"
+    command = [sys.executable, "-m", "lsgtool", "summarize", str(folder), "--model", str(models / "bart-lsg"),
+               "--max-new-tokens", "24", "--num-beams", "4", "--out", str(out)]
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "LSGTOOL_LOAD_PLUGINS": ""}
+    process = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    records = out / ".lsgtool-summaries" / "records"
+    deadline = time.time() + 120
+    while time.time() < deadline and len(list(records.glob("*.json")) if records.is_dir() else []) < 2:
+        time.sleep(0.02)
+    process.send_signal(signal.SIGKILL)
+    process.wait()
+    finished = len(list(records.glob("*.json")))
+    assert 2 <= finished < 12, "the run should have been killed part way"
+    done = subprocess.run([*command, "--resume", "--json"], env=env, capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    assert report["skipped"] == finished and report["done"] == 12 - finished
+    assert len(list(out.glob("*.summary.md"))) == 12 and not list(out.glob(".*lsgtool-tmp"))
+
+
+@pytest.mark.parametrize("args, message", [
+    ([], "no input given"),
+    (["nowhere.txt"], "no such file or folder: 'nowhere.txt'"),
+    (["{empty_dir}"], "holds no .txt, .md, .pdf or .epub file"),
+    (["{doc}", "--dataset", "x.jsonl"], "inputs and --dataset were both given"),
+    (["{doc}", "--resume", "--overwrite"], "--resume and --overwrite contradict each other"),
+    (["{doc}", "--device", "cuda"], "torch sees no CUDA device"),
+    (["{doc}", "--model", "no-such-model"], "'no-such-model' is not on this machine"),
+    (["{doc}", "--model", "{encoder}", "--method", "abstractive"], "is not a sequence-to-sequence model"),
+    (["{doc}", "--model", "{bart}", "--overflow", "sideways"], "'sideways' is not one of"),
+    (["{doc}", "--model", "{bart}", "--max-new-tokens", "0"], "Input should be greater than or equal to 1"),
+    (["{doc}", "--model", "{bart}", "--format", "pdf"], "'pdf' is not one of"),
+    (["{doc}", "--model", "{bart}", "--memory-limit", "0"], "0 is not positive"),
+    (["{empty}", "--model", "{bart}"], "is empty"),
+    (["{binary}", "--model", "{bart}"], "is binary data"),
+    (["{latin1}", "--model", "{bart}"], "is not UTF-8 text"),
+    (["{doc}", "{doc2}", "--model", "{bart}", "--out", "{doc}"], "is a file; several inputs need a folder"),
+    (["--dataset", "{missing}.jsonl"], "cannot load dataset"),
+    (["--dataset", "{data}", "--text-column", "body"], "the dataset has no column 'body'"),
+    (["--dataset", "{data}", "--summary-column", "gist"], "the dataset has no column 'gist'"),
+    (["--dataset", "{data}", "--split", "validation", "--limit", "0"], "Input should be greater than or equal to 1"),
+    (["{doc}", "--model", "{ckpt}"], "carries no model configuration"),
+])
+def test_bad_input_is_one_error_line_exit_2_and_no_traceback(runner, app, models, tmp_path, text, args, message):
+    (tmp_path / "empty_dir").mkdir()
+    (tmp_path / "doc.txt").write_text(text(1))
+    (tmp_path / "doc2.txt").write_text(text(1))
+    (tmp_path / "empty.txt").write_text("")
+    (tmp_path / "binary.txt").write_bytes(b"\x00\x01binary")
+    (tmp_path / "latin1.txt").write_bytes("caf\u00e9 au lait".encode("latin-1"))
+    (tmp_path / "data.jsonl").write_text(json.dumps({"article": "a text", "summary": "a"}) + "\n")
+    (tmp_path / "last.ckpt").write_bytes(b"not read before the config is missing")
+    import transformers as T
+
+    encoder = tmp_path / "encoder"
+    T.BertModel(T.BertConfig(hidden_size=32, num_hidden_layers=1, num_attention_heads=4, intermediate_size=37,
+                             vocab_size=99, max_position_embeddings=64)).save_pretrained(encoder)
+    names = {"doc": tmp_path / "doc.txt", "doc2": tmp_path / "doc2.txt", "empty": tmp_path / "empty.txt",
+             "binary": tmp_path / "binary.txt", "latin1": tmp_path / "latin1.txt", "bart": models / "bart-lsg",
+             "encoder": encoder, "empty_dir": tmp_path / "empty_dir", "data": tmp_path / "data.jsonl",
+             "missing": tmp_path / "missing", "ckpt": tmp_path / "last.ckpt"}
+    result = runner.invoke(app, ["summarize", *[a.format(**names) for a in args]])
+    text_err = " ".join(result.stderr.replace("│", " ").split())
+    assert result.exit_code == 2, result.output
+    assert message in text_err and "Traceback" not in result.output
+
+
+def test_two_processes_under_accelerate_share_a_dataset_and_write_one_file(models, tmp_path):
+    pytest.importorskip("accelerate")
+    rows = [{"article": f"The storm number {i} came over the hills. The river rose.", "summary": "A storm."}
+            for i in range(6)]
+    data = tmp_path / "data.jsonl"
+    data.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    out = tmp_path / "out"
+    # accelerate's --multi_gpu is its multi-process switch; on a machine without GPUs the processes use gloo
+    command = [sys.executable, "-m", "accelerate.commands.launch", "--multi_gpu", "--num_processes", "2",
+               "--num_machines", "1", "--mixed_precision", "no", "--dynamo_backend", "no", "-m", "lsgtool", "summarize",
+               "--dataset", str(data), "--model", str(models / "bart-lsg"), *GEN, "--out", str(out),
+               "--format", "jsonl", "--json"]
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "LSGTOOL_LOAD_PLUGINS": "", "OMP_NUM_THREADS": "1"}
+    done = subprocess.run(command, env=env, capture_output=True, text=True, check=False, timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    report = json.loads(done.stdout)  # one report, from the main process
+    assert report["done"] == 6 and report["outputs"] == ["summaries.jsonl"]
+    records = [json.loads(line) for line in (out / "summaries.jsonl").read_text().splitlines()]
+    assert [r["input"] for r in records] == [f"data.jsonl[{i}]" for i in range(6)]
+    assert [r["process"] for r in records] == [0, 0, 0, 1, 1, 1]  # contiguous shares of the rows
+    assert len(list((out / ".lsgtool-summaries" / "records").glob("*.json"))) == 6
+    single = subprocess.run([sys.executable, "-m", "lsgtool", "summarize", "--dataset", str(data), "--model",
+                             str(models / "bart-lsg"), *GEN, "--out", str(tmp_path / "one"), "--format", "jsonl"],
+                            env=env, capture_output=True, text=True, check=False, timeout=300)
+    assert single.returncode == 0, single.stderr
+    alone = [json.loads(line) for line in (tmp_path / "one" / "summaries.jsonl").read_text().splitlines()]
+    assert [r["summary"] for r in alone] == [r["summary"] for r in records]  # the same work, split in two

