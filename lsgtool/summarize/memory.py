@@ -34,8 +34,14 @@ def _width(config) -> int:
     return getattr(config, "d_model", None) or getattr(config, "hidden_size", None) or 768
 
 
-def estimate(summarizer, tokens: int) -> Estimate:
-    """The additional memory of one pass over ``tokens`` input tokens (abstractive models; 0 for others)."""
+def can_skip_cache(summarizer) -> bool:
+    """Can the model decode without the cross-attention cache (LOCOST)?"""
+    return hasattr(getattr(summarizer, "model", None), "set_cross_attention_cache")
+
+
+def estimate(summarizer, tokens: int, cache: bool | None = None) -> Estimate:
+    """The additional memory of one pass over ``tokens`` input tokens (abstractive models; 0 for others);
+    ``cache``: with or without the cross-attention key/value cache (None: as the model is set)."""
     model = getattr(summarizer, "model", None)
     if model is None or summarizer.method != "abstractive":
         return Estimate(tokens, 0.0, 0.0, 0.0)
@@ -51,15 +57,17 @@ def estimate(summarizer, tokens: int) -> Estimate:
         encoder = 12 * L * E * b
     else:
         encoder = 12 * L * E * b + heads * L * L * b
-    cached = not getattr(model, "cross_attention_without_cache", lambda length: False)(L)
-    cross = layers * 2 * beams * L * E * b if cached else 0
-    return Estimate(tokens, encoder / MB, beams * L * E * b / MB, cross / MB)
+    if cache is None:
+        cache = getattr(model, "cross_attention_cached", True)
+    cross = layers * 2 * beams * L * E * b if cache else 0
+    copies = beams if cache else 1  # without the cache, all beams of one input read one encoder output
+    return Estimate(tokens, encoder / MB, copies * L * E * b / MB, cross / MB)
 
 
-def largest_fitting(summarizer, limit_mb: float, top: int) -> int:
+def largest_fitting(summarizer, limit_mb: float, top: int, cache: bool | None = None) -> int:
     """The most input tokens (at most ``top``) whose estimate stays within ``limit_mb``."""
     lo, hi = 0, top
     while lo < hi:
         mid = (lo + hi + 1) // 2
-        lo, hi = (mid, hi) if estimate(summarizer, mid).total_mb <= limit_mb else (lo, mid - 1)
+        lo, hi = (mid, hi) if estimate(summarizer, mid, cache).total_mb <= limit_mb else (lo, mid - 1)
     return lo

@@ -14,7 +14,7 @@ from typing import Any
 
 from lsgtool.core.errors import LsgtoolError, UsageError
 from lsgtool.documents import Document
-from lsgtool.summarize.memory import estimate, largest_fitting
+from lsgtool.summarize.memory import can_skip_cache, estimate, largest_fitting
 from lsgtool.summarize.progress import Progress
 from lsgtool.summarize.windows import windows
 
@@ -67,20 +67,39 @@ class DocumentSummary:
 
 
 class Budget:
-    """Input tokens one pass may take: the model's limit and, when a memory limit is given, what fits in it."""
+    """Input tokens one pass may take: the model's limit and, when a memory limit is given, what fits in it.
 
-    def __init__(self, summarizer, memory_limit_mb: float | None):
-        self.summarizer, self.memory_limit_mb = summarizer, memory_limit_mb
+    A model that can decode without the cross-attention cache (LOCOST) does so when the cache alone would not
+    fit: a whole book then takes one pass where the cache would need tens of GB."""
+
+    def __init__(self, summarizer, memory_limit_mb: float | None, progress: Progress | None = None):
+        self.summarizer, self.memory_limit_mb, self.progress = summarizer, memory_limit_mb, progress or Progress()
 
     def tokens(self, wanted: int) -> tuple[int | None, str]:
-        model_budget = getattr(self.summarizer, "budget", None)
-        if self.memory_limit_mb is None or self.summarizer.method != "abstractive":
+        s = self.summarizer
+        model_budget = getattr(s, "budget", None)
+        if self.memory_limit_mb is None or s.method != "abstractive":
             return model_budget, "the model's input limit"
         top = wanted if model_budget is None else min(wanted, model_budget)
-        if estimate(self.summarizer, top + self.summarizer.specials).total_mb <= self.memory_limit_mb:
-            return model_budget, "the model's input limit"
-        fitting = largest_fitting(self.summarizer, self.memory_limit_mb, top) - self.summarizer.specials
+        caching = [True, False] if can_skip_cache(s) else [None]
+        for cache in caching:
+            needed = estimate(s, top + s.specials, cache)
+            if needed.total_mb <= self.memory_limit_mb:
+                self._cache(cache, needed, top)
+                return model_budget, "the model's input limit"
+        cache = caching[-1]
+        self._cache(cache, None, top)
+        fitting = largest_fitting(s, self.memory_limit_mb, top + s.specials, cache) - s.specials
         return max(fitting, 0), f"the memory limit ({self.memory_limit_mb:,.0f} MB)"
+
+    def _cache(self, cache: bool | None, needed, tokens: int) -> None:
+        if cache is None:
+            return
+        if cache is False and self.summarizer.model.cross_attention_cached:
+            cached = estimate(self.summarizer, tokens, True)
+            self.progress.note(f"decoding without the cross-attention cache: it would take {cached.cross_cache_mb:,.0f} "
+                               f"MB for {tokens:,} tokens (memory limit {self.memory_limit_mb:,.0f} MB)")
+        self.summarizer.model.set_cross_attention_cache(cache)
 
 
 def _one_pass(summarizer, text: str, progress: Progress, stream: bool, truncate_to: int | None = None):
@@ -149,7 +168,7 @@ def summarize_document(doc: Document, summarizer, overflow: str = "auto", per_ch
                        memory_limit_mb: float | None = None) -> DocumentSummary:
     """Summarise a document; with ``per_chapter`` each chapter, then the book from the chapters' summaries."""
     progress = progress or Progress()
-    budget = Budget(summarizer, memory_limit_mb)
+    budget = Budget(summarizer, memory_limit_mb, progress)
     settings = summarizer.generation.to_dict() if summarizer.generation else dict(summarizer.settings)
     result = DocumentSummary(doc, summarizer.method, summarizer.name, Summary("", "", 0, 0, 0),
                              settings={**settings, "overflow": overflow, "per_chapter": per_chapter})
@@ -167,4 +186,5 @@ def summarize_document(doc: Document, summarizer, overflow: str = "auto", per_ch
         result.summary = summarize_text(doc.text, summarizer, overflow, progress, stream, budget)
     if summarizer.method == "abstractive":
         result.memory = estimate(summarizer, min(result.total("encoded_tokens"), summarizer.limit or 10**12)).to_dict()
+        result.memory["cross_attention_cache"] = getattr(summarizer.model, "cross_attention_cached", True)
     return result

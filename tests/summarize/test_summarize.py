@@ -169,3 +169,13 @@ def test_rouge_scores_of_known_pairs():
     assert scores["rouge1"]["f1"] == pytest.approx(2 / 3) and scores["rouge2"]["f1"] == pytest.approx(2 * 1 * 0.4 / 1.4)
     two = rouge("The cat sat. The dog ran.", "The dog ran. The cat sat.")
     assert two["rougeLsum"]["f1"] == 1.0 and two["rouge2"]["f1"] < 1.0  # Lsum: sentence order does not matter
+
+
+def test_locost_decodes_without_the_cross_attention_cache_when_only_that_fits(runner, app, models, tmp_path, text):
+    doc = tmp_path / "long.txt"
+    doc.write_text(text(30))  # 3,446 tokens: the cache would take ~1.8 MB of the ~4 MB this pass needs
+    record = _json(runner, app, [str(doc), "--model", str(models / "locost"), *GEN, "--memory-limit", "3"])
+    assert record["route"] == "one pass" and record["memory_estimate"]["cross_attention_cache"] is False
+    assert record["memory_estimate"]["cross_attention_cache_mb"] == 0
+    plenty = _json(runner, app, [str(doc), "--model", str(models / "locost"), *GEN, "--memory-limit", "100"])
+    assert plenty["memory_estimate"]["cross_attention_cache"] is True and plenty["summary"] == record["summary"]

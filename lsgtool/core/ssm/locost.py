@@ -24,6 +24,7 @@ from transformers.models.t5.modeling_t5 import (
     T5Stack,
 )
 
+from lsgtool.core.ssm.decoding import install as install_cross_attention
 from lsgtool.core.ssm.mixer import S4D
 
 CHANNEL_CHUNK = 64
@@ -114,13 +115,11 @@ class LocostBlock(nn.Module):
             v[:, s] = ssm.k_proj(sub.layer_prenorm(h[:, s]))
             if attention_mask is not None:
                 v[:, s] *= attention_mask[:, s, None].to(v.dtype)
-        y = torch.empty_like(h)
-        for c in range(0, E, CHANNEL_CHUNK):
+        for c in range(0, E, CHANNEL_CHUNK):  # the SSM's output replaces its input, channel chunk by chunk
             channels = slice(c, min(c + CHANNEL_CHUNK, E))
-            y[:, :, channels] = ssm.mix(v[:, :, channels], channels)
-        del v
+            v[:, :, channels] = ssm.mix(v[:, :, channels], channels)
         for s in steps:
-            z = y[:, s] * ssm.q_proj(sub.layer_prenorm(h[:, s])) if ssm.gating else y[:, s]
+            z = v[:, s] * ssm.q_proj(sub.layer_prenorm(h[:, s])) if ssm.gating else v[:, s]
             h[:, s] += ssm.output_linear(z)
             h[:, s] = ff(h[:, s])
         return _clamp_half(h)
@@ -191,7 +190,32 @@ class LocostForConditionalGeneration(T5ForConditionalGeneration):
         self.encoder = LocostEncoder(_encoder_config(config), self.shared)
         self.decoder = _decoder(config)
         self.lm_head = nn.Linear(config.d_model, config.vocab_size, bias=False)
+        self.cross_attention = install_cross_attention(self.decoder)
         self.post_init()
+
+    @property
+    def cross_attention_cached(self) -> bool:
+        return self.cross_attention[0].cache_keys_values if self.cross_attention else True
+
+    def set_cross_attention_cache(self, enabled: bool) -> None:
+        """Cache the decoder's cross-attention keys and values (default), or read the encoder output directly
+        at each step: no cache (2·layers·L·E values) and one encoder output for all beams (``decoding``)."""
+        for module in self.cross_attention:
+            module.cache_keys_values = enabled
+
+    def cross_attention_without_cache(self, length: int) -> bool:
+        """Would decoding over ``length`` encoder positions run without the key/value cache? (memory estimates)"""
+        return not self.cross_attention_cached
+
+    def _expand_inputs_for_generation(self, expand_size=1, is_encoder_decoder=False, input_ids=None, **model_kwargs):
+        encoder_outputs = model_kwargs.get("encoder_outputs")
+        if (self.cross_attention_cached or expand_size == 1 or encoder_outputs is None
+                or encoder_outputs.last_hidden_state.shape[0] != 1):
+            return super()._expand_inputs_for_generation(expand_size, is_encoder_decoder, input_ids, **model_kwargs)
+        # one input and no key/value cache: every beam reads the same encoder output (broadcast), no copy per beam
+        model_kwargs.pop("encoder_outputs")
+        input_ids, model_kwargs = super()._expand_inputs_for_generation(expand_size, False, input_ids, **model_kwargs)
+        return input_ids, {**model_kwargs, "encoder_outputs": encoder_outputs}
 
 
 class LocostModel(T5Model):

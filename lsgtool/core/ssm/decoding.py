@@ -1,0 +1,57 @@
+"""Decoding over book-length encoder outputs: cross-attention without the key/value cache.
+
+A T5 decoder caches, per layer, the keys and values of every encoder position: 2·layers·L·E values, 74 GB
+for LOCOST-base on a 1M-token book in float32 (the encoder output itself is 3 GB). Without that cache, keys
+and values are never formed: per head h, q_h·(X W_k,h)ᵀ = (q_h W_k,h) Xᵀ and p_h (X W_v,h) = (p_h X) W_v,hᵀ, so a
+decoding step reads the encoder output X directly (2·H·L·E multiply-adds per layer instead of 2·L·E, no
+memory beyond the scores). ``LocostForConditionalGeneration.set_cross_attention_cache(False)`` switches to it;
+the encoder output is then shared by all beams of a single input instead of being copied per beam.
+Legend: B batch (or beams), H heads, Q query positions, L encoder positions, E model width, D head width.
+"""
+
+from __future__ import annotations
+
+import torch
+from torch import Tensor
+from transformers.models.t5.modeling_t5 import T5Attention
+
+
+class LocostCrossAttention(T5Attention):
+    """T5 cross-attention that can read the encoder output directly instead of caching its keys and values."""
+
+    cache_keys_values = True
+
+    def forward(self, hidden_states, mask=None, key_value_states=None, position_bias=None, past_key_values=None,
+                **kwargs):
+        if key_value_states is None or self.cache_keys_values:
+            return super().forward(hidden_states, mask, key_value_states, position_bias, past_key_values, **kwargs)
+        return self.without_cache(hidden_states, key_value_states, mask), None, None
+
+    def without_cache(self, hidden: Tensor, states: Tensor, mask: Tensor | None) -> Tensor:
+        B, Q, E = hidden.shape
+        H, D = self.n_heads, self.key_value_proj_dim
+        q = self.q(hidden).view(B, Q, H, D)  # (B Q H D)
+        w_k = self.k.weight.view(H, D, -1)  # (H D E)
+        w_v = self.v.weight.view(H, D, -1)
+        qk = torch.einsum("bqhd,hde->bhqe", q, w_k)  # (B H Q E)
+        scores = qk @ states.transpose(1, 2).unsqueeze(1)  # (B H Q L); T5 does not scale
+        if mask is not None:
+            scores = scores.masked_fill(~mask, torch.finfo(scores.dtype).min) if mask.dtype == torch.bool else scores + mask
+        weights = scores.float().softmax(-1).to(states.dtype)
+        read = weights @ states.unsqueeze(1)  # (B H Q E)
+        out = torch.einsum("bhqe,hde->bqhd", read, w_v).reshape(B, Q, H * D)  # (B Q H·D)
+        return self.o(out)
+
+
+def install(decoder) -> list[LocostCrossAttention]:
+    """Make every cross-attention of a T5 decoder stack a ``LocostCrossAttention``, in place.
+
+    The subclass adds methods and a switch, no state, so the existing modules change class: their parameters,
+    names and initialisation stay exactly those of T5 (a new module would miss the stack's initialisation).
+    """
+    found = []
+    for block in decoder.block:
+        module = block.layer[1].EncDecAttention
+        module.__class__ = LocostCrossAttention
+        found.append(module)
+    return found

@@ -1,0 +1,44 @@
+"""Cross-attention without the key/value cache gives what the cached T5 cross-attention gives."""
+
+import pytest
+import torch
+
+from lsgtool import LocostConfig, LocostForConditionalGeneration
+
+
+def _model():
+    torch.manual_seed(0)
+    config = LocostConfig(vocab_size=50, d_model=32, d_kv=8, d_ff=37, num_layers=2, num_decoder_layers=2, num_heads=4,
+                          d_state=8, pad_token_id=0, eos_token_id=1, decoder_start_token_id=0)
+    return LocostForConditionalGeneration(config).eval()
+
+
+@torch.no_grad()
+def test_logits_equal_with_and_without_the_cache_padding_included():
+    model = _model()
+    ids = torch.randint(2, 50, (2, 40))
+    mask = torch.ones_like(ids)
+    mask[1, -7:] = 0
+    cached = model(input_ids=ids, attention_mask=mask, decoder_input_ids=ids[:, :5]).logits
+    model.set_cross_attention_cache(False)
+    assert not model.cross_attention_cached
+    direct = model(input_ids=ids, attention_mask=mask, decoder_input_ids=ids[:, :5]).logits
+    torch.testing.assert_close(direct, cached, rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("beams, batch", [(1, 1), (3, 1), (2, 2)])
+@torch.no_grad()
+def test_generation_is_the_same_and_beams_share_one_encoder_output(beams, batch):
+    model = _model()
+    ids = torch.randint(2, 50, (batch, 300))
+    kwargs = dict(attention_mask=torch.ones_like(ids), num_beams=beams, max_new_tokens=10, min_new_tokens=10,
+                  do_sample=False)
+    expected = model.generate(input_ids=ids, **kwargs)
+    model.set_cross_attention_cache(False)
+    seen = []
+    hook = model.decoder.block[0].layer[1].EncDecAttention.register_forward_pre_hook(
+        lambda module, args, kw: seen.append(kw["key_value_states"].shape[0]), with_kwargs=True)
+    got = model.generate(input_ids=ids, **kwargs)
+    hook.remove()
+    assert torch.equal(got, expected)
+    assert set(seen) == {1 if batch == 1 else batch * beams}  # one input: one encoder output for every beam
