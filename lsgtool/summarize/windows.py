@@ -1,7 +1,8 @@
 """Cut a text into windows of at most ``budget`` tokens at paragraph, then sentence boundaries.
 
-Paragraphs are packed whole while they fit; a paragraph longer than a window is cut between its sentences,
-and a sentence longer than a window between words. Nothing is dropped: the windows hold every word.
+Pieces are paragraphs, or the sentences (or runs of words) of those too long for one window; a window is the
+original text from its first piece to its last, so nothing between them is lost or added, and its tokens are
+counted as a whole. Nothing is dropped: the windows hold every word.
 """
 
 from __future__ import annotations
@@ -11,32 +12,40 @@ from typing import Callable
 from lsgtool.documents.sentences import paragraphs, sentence_spans
 
 Count = Callable[[list[str]], list[int]]
+GAP = 2  # tokens a gap between two pieces may cost (whitespace, newlines)
 
 
-def _pieces(text: str, count: Count, budget: int) -> list[str]:
-    """Paragraphs, or the sentences (or word runs) of those too long for one window."""
-    paras = [text[a:b].strip() for a, b in paragraphs(text)]
-    pieces: list[str] = []
-    for para, n in zip(paras, count(paras)):
-        if n <= budget:
-            pieces.append(para)
-            continue
-        sents = [para[a:b].strip() for a, b in sentence_spans(para)]
-        for sent, m in zip(sents, count(sents)):
-            pieces += [sent] if m <= budget else _split_words(sent, count, budget)
-    return pieces
+def _word_runs(text: str, start: int, end: int, count: Count, budget: int) -> list[tuple[int, int]]:
+    """Spans of consecutive words of ``text[start:end]`` that each fit the budget (at least one word)."""
+    import re
 
-
-def _split_words(sentence: str, count: Count, budget: int) -> list[str]:
-    words = sentence.split()
-    out, start = [], 0
-    while start < len(words):
-        lo, hi = start + 1, len(words)  # the longest run of words from ``start`` that fits (at least one)
+    words = [(m.start() + start, m.end() + start) for m in re.finditer(r"\S+", text[start:end])]
+    out, i = [], 0
+    while i < len(words):
+        lo, hi = i, len(words) - 1  # the last word j with text[words[i]..words[j]] within budget
         while lo < hi:
             mid = (lo + hi + 1) // 2
-            lo, hi = (mid, hi) if count([" ".join(words[start:mid])])[0] <= budget else (lo, mid - 1)
-        out.append(" ".join(words[start:lo]))
-        start = lo
+            lo, hi = (mid, hi) if count([text[words[i][0]:words[mid][1]]])[0] <= budget else (lo, mid - 1)
+        out.append((words[i][0], words[lo][1]))
+        i = lo + 1
+    return out
+
+
+def pieces(text: str, count: Count, budget: int) -> list[tuple[int, int, int]]:
+    """(start, end, tokens) of each piece, in order."""
+    spans = paragraphs(text)
+    out = []
+    for (a, b), n in zip(spans, count([text[a:b] for a, b in spans])):
+        if n <= budget:
+            out.append((a, b, n))
+            continue
+        sentences = list(sentence_spans(text, a, b))
+        for (c, d), m in zip(sentences, count([text[c:d] for c, d in sentences])):
+            if m <= budget:
+                out.append((c, d, m))
+            else:
+                runs = _word_runs(text, c, d, count, budget)
+                out += [(e, f, k) for (e, f), k in zip(runs, count([text[e:f] for e, f in runs]))]
     return out
 
 
@@ -44,18 +53,22 @@ def windows(text: str, count: Count, budget: int) -> list[str]:
     """Windows of whole paragraphs (or sentences) that each take at most ``budget`` tokens."""
     if budget < 1:
         raise ValueError(f"a window must hold at least one token, got {budget}")
-    pieces = _pieces(text, count, budget)
-    groups, current, used = [], [], 0
-    for piece, n in zip(pieces, count(pieces)):
-        if current and used + n + 1 > budget:  # + 1: the separator may cost a token
-            groups.append(current)
-            current, used = [], 0
-        current.append(piece)
-        used += n + 1
-    if current:
-        groups.append(current)
-    joined = ["\n\n".join(group) for group in groups]
-    out = []
-    for window, group, n in zip(joined, groups, count(joined)):
-        out += [window] if n <= budget else group  # tokenised longer joined than in parts: each part fits alone
+    found = pieces(text, count, budget)
+    out, i = [], 0
+    while i < len(found):
+        j, used = i, found[i][2]
+        while j + 1 < len(found) and used + GAP + found[j + 1][2] <= budget:
+            j += 1
+            used += GAP + found[j][2]
+        window = text[found[i][0]:found[j][1]]
+        excess = count([window])[0] - budget
+        while excess > 0 and j > i:  # counted as a whole it is longer: give pieces back to the next window
+            given = 0
+            while j > i and given < excess:
+                given += found[j][2] + GAP
+                j -= 1
+            window = text[found[i][0]:found[j][1]]
+            excess = count([window])[0] - budget
+        out.append(window)
+        i = j + 1
     return out

@@ -1,0 +1,168 @@
+"""A whole book through `lsgtool summarize`'s pipeline: the King James Bible (~1M tokens) in one LOCOST pass.
+
+Stages timed and measured (peak RSS above the state before the stage, on Linux): extract (Debian's `bible`
+program prints the text), read (the document reader), tokenize, encode, generate. Models have random weights
+(time and memory do not depend on them): LOCOST at `locost-base` sizes (12+12 layers, d_model 768, state
+512) or small (d_model 256, 4+4 layers), against LongT5 (transient-global) and LED of the same sizes at their
+input limits (16,384 tokens), which must cut the book into windows (`--overflow chunk`: the windows'
+summaries joined). A byte-level BPE of 32,000 tokens trained on the book stands in for the T5 vocabulary,
+which is not available offline. Needs `apt-get install bible-kjv`.
+
+    python benchmarks/summarize.py --size small                       # quick: small models, the whole book
+    python benchmarks/summarize.py --size base --models locost        # the paper's setting, one pass
+    python benchmarks/summarize.py --size base --models longt5 --windows 2   # peers: N windows, extrapolated
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+from lsgtool.profiling.memory import peak_rss_mb, reset_peak_rss  # noqa: E402
+from lsgtool.summarize.progress import Progress  # noqa: E402
+
+SIZES = {"base": dict(d_model=768, layers=12, heads=12, d_ff=2048, d_state=512),
+         "small": dict(d_model=256, layers=4, heads=4, d_ff=1024, d_state=512)}
+LIMIT = 16384  # LongT5 and LED at their released input lengths
+
+
+class Stages(Progress):
+    """Time and peak memory of each stage the pipeline reports."""
+
+    def __init__(self):
+        self.rows, self.current, self.start, self.base = [], None, 0.0, 0.0
+
+    def stage(self, name, total=None, detail=""):
+        self.close()
+        self.current, self.start, self.base = f"{name} {detail}".strip(), time.perf_counter(), reset_peak_rss()
+
+    def close(self):
+        if self.current is not None:
+            self.rows.append({"stage": self.current, "seconds": round(time.perf_counter() - self.start, 2),
+                              "peak_mb_above_start": round(peak_rss_mb() - self.base)})
+            self.current = None
+
+    def note(self, message):
+        print("  " + message, file=sys.stderr)
+
+
+def extract(folder: str) -> str:
+    if shutil.which("bible") is None:
+        sys.exit("the `bible` program is missing: apt-get install bible-kjv")
+    path = os.path.join(folder, "kjv.txt")
+    with open(path, "w") as handle:
+        subprocess.run(["bible", "-f", "Gen1:1-Rev22:21"], stdout=handle, check=True)
+    return path
+
+
+def train_tokenizer(text_path: str, folder: str):
+    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, processors, trainers
+    from transformers import PreTrainedTokenizerFast
+
+    tok = Tokenizer(models.BPE(unk_token="<unk>"))
+    tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    tok.decoder = decoders.ByteLevel()
+    trainer = trainers.BpeTrainer(vocab_size=32000, special_tokens=["<pad>", "</s>", "<unk>", "<s>", "<mask>"])
+    tok.train([text_path], trainer)
+    tok.post_processor = processors.TemplateProcessing(single="$A </s>", special_tokens=[("</s>", 1)])
+    fast = PreTrainedTokenizerFast(tokenizer_object=tok, eos_token="</s>", pad_token="<pad>", unk_token="<unk>",
+                                   bos_token="<s>", mask_token="<mask>", model_max_length=10**30)
+    fast.save_pretrained(folder)
+    return fast
+
+
+def build(kind: str, size: dict, vocab: int, folder: str) -> str:
+    import torch
+    import transformers as T
+
+    import lsgtool
+
+    torch.manual_seed(0)
+    d, n, h, ff = size["d_model"], size["layers"], size["heads"], size["d_ff"]
+    common = dict(vocab_size=vocab, pad_token_id=0, eos_token_id=1, decoder_start_token_id=0)
+    if kind == "locost":
+        config = lsgtool.LocostConfig(d_model=d, d_kv=d // h, d_ff=ff, num_layers=n, num_decoder_layers=n, num_heads=h,
+                                      d_state=size["d_state"], **common)
+        model = lsgtool.LocostForConditionalGeneration(config)
+    elif kind == "longt5":
+        config = T.LongT5Config(d_model=d, d_kv=d // h, d_ff=ff, num_layers=n, num_decoder_layers=n, num_heads=h,
+                                local_radius=127, global_block_size=16, encoder_attention_type="transient-global",
+                                feed_forward_proj="gated-gelu", **common)
+        model = T.LongT5ForConditionalGeneration(config)
+    else:
+        config = T.LEDConfig(d_model=d, encoder_layers=n, decoder_layers=n, encoder_attention_heads=h,
+                             decoder_attention_heads=h, encoder_ffn_dim=ff, decoder_ffn_dim=ff, attention_window=[1024] * n,
+                             max_encoder_position_embeddings=LIMIT, max_decoder_position_embeddings=1024, **common)
+        model = T.LEDForConditionalGeneration(config)
+    path = os.path.join(folder, kind)
+    model.save_pretrained(path)
+    return path
+
+
+def run(kind: str, size_name: str, book: str, tokenizer_folder: str, folder: str, new_tokens: int, windows: int | None):
+    from lsgtool.documents import read
+    from lsgtool.summarize.abstractive import load_abstractive
+    from lsgtool.summarize.pipeline import Budget, summarize_text
+
+    stages = Stages()
+    stages.stage("read", detail="the document reader")
+    document = read(book)
+    stages.stage("load", detail=kind)
+    path = build(kind, SIZES[size_name], 32000, folder)
+    summarizer = load_abstractive(path, {"max_new_tokens": new_tokens, "min_new_tokens": new_tokens, "num_beams": 1},
+                                  tokenizer=tokenizer_folder, limit=None if kind == "locost" else LIMIT)
+    text = document.text
+    if windows is not None:  # peers: only the first N windows, the rest extrapolated
+        from lsgtool.summarize.windows import windows as cut
+
+        text = "\n\n".join(cut(text, summarizer.count, summarizer.budget)[:windows])
+    budget = Budget(summarizer, float(os.environ.get("MEMORY_LIMIT_MB", "20000")), stages)
+    started = time.perf_counter()
+    summary = summarize_text(text, summarizer, "chunk", stages, budget=budget)
+    total = time.perf_counter() - started
+    stages.close()
+    return {"model": kind, "size": size_name, "words": document.words, "input_tokens": summary.input_tokens,
+            "route": summary.route, "windows": summary.windows, "seconds": round(total, 1),
+            "tokens_per_s": round(summary.input_tokens / total), "new_tokens": summary.new_tokens,
+            "cross_attention_cache": getattr(summarizer.model, "cross_attention_cached", True),
+            "stages": stages.rows, "measured_windows": windows}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--size", choices=SIZES, default="small")
+    parser.add_argument("--models", default="locost,longt5,led")
+    parser.add_argument("--new-tokens", type=int, default=32, help="generated tokens per pass")
+    parser.add_argument("--windows", type=int, help="peers: measure only the first N windows")
+    parser.add_argument("--json", help="also write the results here")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as folder:
+        start = time.perf_counter()
+        book = extract(folder)
+        extract_s = time.perf_counter() - start
+        tokenizer_folder = os.path.join(folder, "tokenizer")
+        start = time.perf_counter()
+        train_tokenizer(book, tokenizer_folder)
+        print(f"extract {extract_s:.1f} s; tokenizer trained on the book in {time.perf_counter() - start:.1f} s",
+              file=sys.stderr)
+        results = []
+        for kind in args.models.split(","):
+            result = run(kind, args.size, book, tokenizer_folder, folder, args.new_tokens,
+                         None if kind == "locost" else args.windows)
+            results.append(result)
+            print(json.dumps(result))
+    if args.json:
+        with open(args.json, "w") as handle:
+            json.dump(results, handle, indent=2)
+
+
+if __name__ == "__main__":
+    main()
