@@ -129,11 +129,18 @@ def run(kind: str, size_name: str, book: str, tokenizer_folder: str, folder: str
     summary = summarize_text(text, summarizer, "chunk", stages, budget=budget)
     total = time.perf_counter() - started
     stages.close()
+    totals: dict[str, dict] = {}
+    for row in stages.rows:  # per kind of stage: time summed over windows, the highest peak
+        name = row["stage"].split()[0]
+        entry = totals.setdefault(name, {"seconds": 0.0, "peak_mb_above_start": 0, "times": 0})
+        entry["seconds"] = round(entry["seconds"] + row["seconds"], 2)
+        entry["peak_mb_above_start"] = max(entry["peak_mb_above_start"], row["peak_mb_above_start"])
+        entry["times"] += 1
     return {"model": kind, "size": size_name, "words": document.words, "input_tokens": summary.input_tokens,
             "route": summary.route, "windows": summary.windows, "seconds": round(total, 1),
             "tokens_per_s": round(summary.input_tokens / total), "new_tokens": summary.new_tokens,
             "cross_attention_cache": getattr(summarizer.model, "cross_attention_cached", True),
-            "stages": stages.rows, "measured_windows": windows}
+            "stage_totals": totals, "measured_windows": windows, "stages": stages.rows}
 
 
 def main() -> None:
@@ -158,7 +165,7 @@ def main() -> None:
             result = run(kind, args.size, book, tokenizer_folder, folder, args.new_tokens,
                          None if kind == "locost" else args.windows)
             results.append(result)
-            print(json.dumps(result))
+            print(json.dumps({k: v for k, v in result.items() if k != "stages"}))
     if args.json:
         with open(args.json, "w") as handle:
             json.dump(results, handle, indent=2)

@@ -27,11 +27,38 @@ def plugins_command(ctx: typer.Context, as_json: JsonOption = False) -> None:
             }
             for name, _ in sorted(pm.list_name_plugin())
         ],
+        "presets": _presets(pm),
         "failures": [vars(failure) for failure in pm.failures],
         "clashes": inv.clashes,
         "errors": inv.errors,
     }
     emit(data, as_json, _render)
+
+
+def _presets(pm) -> list[dict[str, Any]]:
+    """What each preset is and whether its weights are on this machine (no download, no model loading)."""
+    try:
+        presets = pm.registry("presets")
+    except Exception:  # a broken preset plugin: listed under errors below
+        return []
+    out = []
+    for name in presets:
+        preset = presets[name]
+        out.append({"name": name, "architecture": preset.architecture, "description": preset.description,
+                    "weights": preset.weights, "on_this_machine": _present(preset.weights), "hint": preset.hint})
+    return out
+
+
+def _present(weights: str | None) -> bool:
+    from pathlib import Path
+
+    if weights is None:
+        return False
+    if Path(weights).exists():
+        return True
+    from huggingface_hub import try_to_load_from_cache
+
+    return isinstance(try_to_load_from_cache(weights, "config.json"), str)
 
 
 def _render(console: Console, data: dict[str, Any]) -> None:
@@ -45,6 +72,14 @@ def _render(console: Console, data: dict[str, Any]) -> None:
         origin = "installed" if plugin["origin"].startswith("entry point") else plugin["origin"]
         table.add_row(plugin["name"], plugin["distribution"], plugin["version"], origin, registers or "-")
     console.print(table)
+    if data["presets"]:
+        presets = Table(title="model presets")
+        for column in ("preset", "what it is, what it is good for", "weights here"):
+            presets.add_column(column)
+        for preset in data["presets"]:
+            here = "yes" if preset["on_this_machine"] else f"no: {preset['hint'] or 'not published'}"
+            presets.add_row(preset["name"], preset["description"], here)
+        console.print(presets)
     for failure in data["failures"]:
         console.print(f"failed to load: {failure['name']} ({failure['distribution']}): {failure['reason']}", markup=False)
     for clash in data["clashes"]:

@@ -103,6 +103,8 @@ def summarize_command(
     summary_column: Annotated[Optional[str], typer.Option(help="Dataset column with reference summaries.",
                                                           show_default="summary, abstract, highlights, ...")] = None,
     limit: Annotated[Optional[int], typer.Option(help="Only the first N dataset rows.", min=1)] = None,
+    batch_size: Annotated[int, typer.Option(help="Inputs generated together (those one pass reads), for datasets "
+                                                 "of short documents.", min=1)] = 1,
     rouge: Annotated[bool, typer.Option("--rouge", help="ROUGE-1/2/Lsum against the references (dataset summaries).")] = False,
     stemmer: Annotated[bool, typer.Option(help="Porter stemming in ROUGE.")] = True,
     trust_checkpoint: Annotated[bool, typer.Option("--trust-checkpoint", help="Allow a .ckpt with pickled objects "
@@ -146,7 +148,7 @@ def summarize_command(
                                    "no_repeat_ngram_size": no_repeat_ngram_size,
                                    "repetition_penalty": repetition_penalty})
     outcome = _run(jobs, outputs, summarizer, why, overflow.value, per_chapter, memory_limit, resume, rouge, stemmer,
-                   as_json, device.value == "cpu")
+                   as_json, device.value == "cpu", batch_size)
     if outcome.main:
         _report(outcome, jobs, outputs, fmt_value, as_json, summarizer, why)
 
@@ -192,7 +194,12 @@ def _summarizer(model, method, tokenizer, device, dtype, max_input_tokens, trust
     seq2seq = source.kind == "locost" or bool(source.config.get("is_encoder_decoder"))
     chosen = method.value if method.value != "auto" else ("abstractive" if seq2seq else "extractive")
     if chosen == "extractive":
-        return load_extractive(model, budget=budget or 256, device=device), why
+        if seq2seq:
+            from lsgtool.core.errors import UsageError
+
+            raise UsageError(f"'{model}' is a sequence-to-sequence model: extractive summaries need an encoder.",
+                             "drop --method extractive (it writes abstractive summaries), or give a BERT-like encoder.")
+        return load_extractive(model, budget=budget or 256, device=device, tokenizer=tokenizer), why
     summarizer = load_abstractive(model, {k: v for k, v in flags.items() if v is not None}, tokenizer, device, dtype,
                                   trust_checkpoint=trust_checkpoint, config=config_from)
     if max_input_tokens is not None:
@@ -200,11 +207,12 @@ def _summarizer(model, method, tokenizer, device, dtype, max_input_tokens, trust
     return summarizer, why
 
 
-def _run(jobs, outputs, summarizer, why, overflow, per_chapter, memory_limit, resume, rouge, stemmer, as_json, cpu):
+def _run(jobs, outputs, summarizer, why, overflow, per_chapter, memory_limit, resume, rouge, stemmer, as_json, cpu,
+         batch_size):
     from lsgtool.commands._progress import RichProgress
     from lsgtool.profiling.memory import available_mb
     from lsgtool.summarize.batch import run
-    from lsgtool.summarize.pipeline import summarize_document
+    from lsgtool.summarize.pipeline import summarize_document, summarize_documents
     from lsgtool.summarize.scoring import rouge as score
 
     limit = memory_limit if memory_limit is not None else available_mb("cpu")
@@ -213,19 +221,26 @@ def _run(jobs, outputs, summarizer, why, overflow, per_chapter, memory_limit, re
                 "limit": getattr(summarizer, "limit", None)}
     progress = _Silent() if as_json else RichProgress(stream=len(jobs) == 1)
 
-    def summarise(document) -> dict[str, Any]:
-        result = summarize_document(document, summarizer, overflow, per_chapter, progress, stream=progress.stream,
-                                    memory_limit_mb=limit)
-        record = {**result.to_dict(), "why": why}
-        if rouge and document.reference:
-            record["rouge"] = score(record["summary"], document.reference, stemmer)
-            record["reference"] = document.reference
-        return record
+    def summarise(documents) -> list[dict[str, Any]]:
+        if len(documents) == 1:
+            results = [summarize_document(documents[0], summarizer, overflow, per_chapter, progress,
+                                          stream=progress.stream, memory_limit_mb=limit)]
+        else:
+            results = summarize_documents(documents, summarizer, overflow, per_chapter, progress, limit)
+        records = []
+        for document, result in zip(documents, results):
+            record = {**result.to_dict(), "why": why}
+            if rouge and document.reference:
+                record["rouge"] = score(record["summary"], document.reference, stemmer)
+                record["reference"] = document.reference
+            records.append(record)
+        return records
 
     with progress:
         progress.inputs(len(jobs))
         return run(jobs, outputs, summarise, identity, resume,
-                   on_start=lambda job, i, n: progress.next_input(job.name, i), keep_going=len(jobs) > 1, cpu=cpu)
+                   on_start=lambda job, i, n: progress.next_input(job.name, i), keep_going=len(jobs) > 1, cpu=cpu,
+                   batch_size=batch_size)
 
 
 class _Silent:

@@ -129,18 +129,29 @@ class Abstractive:
             kwargs["global_attention_mask"] = glob
         return kwargs
 
-    @torch.no_grad()
     def generate(self, ids: list[int], progress: Progress | None = None, stream: bool = False) -> Generated:
         """Summary of one token sequence, exactly as ``model.generate`` gives it for these ids and settings."""
+        return self.generate_batch([ids], progress, stream)[0]
+
+    @torch.no_grad()
+    def generate_batch(self, batch_ids: list[list[int]], progress: Progress | None = None,
+                       stream: bool = False) -> list[Generated]:
+        """Summaries of several token sequences in one padded batch (right padding, masked)."""
         from transformers import LogitsProcessorList
 
         progress = progress or Progress()
         start = time.perf_counter()
-        batch = torch.tensor([ids], device=self.device)
+        width = max(len(ids) for ids in batch_ids)
+        pad = self.tokenizer.pad_token_id if self.tokenizer.pad_token_id is not None else 0
+        batch = torch.tensor([ids + [pad] * (width - len(ids)) for ids in batch_ids], device=self.device)
         kwargs = self.generate_kwargs(batch)
+        kwargs["attention_mask"] = torch.tensor([[1] * len(ids) + [0] * (width - len(ids)) for ids in batch_ids],
+                                                device=self.device)
         layers = _layers(self.model.get_encoder())
         hooks = [] if layers is None else [layer.register_forward_hook(lambda *a: progress.advance(1)) for layer in layers]
-        progress.stage("encode", len(layers) if layers is not None else None, f"{len(ids):,} tokens")
+        tokens = sum(len(ids) for ids in batch_ids)
+        progress.stage("encode", len(layers) if layers is not None else None,
+                       f"{tokens:,} tokens" + (f" in {len(batch_ids)} inputs" if len(batch_ids) > 1 else ""))
         try:
             encoder_outputs = self.model.get_encoder()(input_ids=batch, attention_mask=kwargs["attention_mask"],
                                                        **({"global_attention_mask": kwargs["global_attention_mask"]}
@@ -149,13 +160,18 @@ class Abstractive:
             for hook in hooks:
                 hook.remove()
         progress.stage("generate", self.generation.values["max_new_tokens"], "tokens")
-        streamer = _Stream(self.tokenizer, progress) if stream and self.generation.values["num_beams"] == 1 else None
+        single_greedy = stream and self.generation.values["num_beams"] == 1 and len(batch_ids) == 1
+        streamer = _Stream(self.tokenizer, progress) if single_greedy else None
         out = self.model.generate(**kwargs, encoder_outputs=encoder_outputs, streamer=streamer,
                                   logits_processor=LogitsProcessorList([_Steps(progress)]))
-        new = out[0, 1:] if self.model.config.is_encoder_decoder else out[0, len(ids):]
-        text = self.tokenizer.decode(new, skip_special_tokens=True).strip()
-        return Generated(text, len(ids), int((new != (self.model.config.pad_token_id or -1)).sum()),
-                         time.perf_counter() - start)
+        seconds = (time.perf_counter() - start) / len(batch_ids)
+        pad_id = self.model.config.pad_token_id
+        results = []
+        for row, ids in zip(out, batch_ids):
+            new = row[1:]  # after the decoder start token
+            text = self.tokenizer.decode(new, skip_special_tokens=True).strip()
+            results.append(Generated(text, len(ids), int((new != (pad_id if pad_id is not None else -1)).sum()), seconds))
+        return results
 
 
 def load_abstractive(model, flags: dict[str, Any], tokenizer: str | None = None, device: str = "cpu",

@@ -141,38 +141,54 @@ def _shard(jobs: list[Job], cpu: bool):
         return [jobs[i] for i in mine], state
 
 
+class Interrupted(LsgtoolError):
+    """Ctrl-C: what was finished stays written."""
+
+    exit_code = 130
+
+
+FAILURES = (LsgtoolError, MemoryError, RuntimeError)
+
+
+def _message(exc: BaseException) -> str:
+    message = getattr(exc, "message", None) or f"{type(exc).__name__}: {exc}".splitlines()[0]
+    if isinstance(exc, MemoryError) or "out of memory" in str(exc).lower():
+        message = f"out of memory: {message}"
+    return message
+
+
 def run(jobs: list[Job], outputs: Outputs | None, summarize: Callable, identity: dict[str, Any], resume: bool,
         on_start: Callable[[Job, int, int], None] = lambda job, i, n: None, keep_going: bool = True,
-        cpu: bool = True) -> Outcome:
-    """Summarise every job (this process's share); ``summarize(document) -> record dict``."""
+        cpu: bool = True, batch_size: int = 1) -> Outcome:
+    """Summarise every job (this process's share), ``batch_size`` documents at a time;
+    ``summarize(documents) -> [record dict, ...]``."""
     mine, state = _shard(jobs, cpu)
     outcome = Outcome()
-    for i, job in enumerate(mine):
-        on_start(job, i, len(mine))
-        try:
-            document = job.read()
-            record_key = key(document.digest, identity)
-            done = outputs.finished(job, record_key) if (outputs and resume) else None
-            if done is not None:
-                if done["output"] != outputs.name(job) or not (outputs.folder / done["output"]).exists():
-                    done["output"] = outputs.save(job, record_key, done)  # re-render what was asked now
-                outcome.records.append(done)
-                outcome.skipped += 1
-                continue
-            record = summarize(document)
-            if state is not None:
-                record["process"] = state.process_index
-            if outputs is not None:
-                record["output"] = outputs.save(job, record_key, record)
-                record["key"] = record_key
-            outcome.records.append(record)
-        except (LsgtoolError, MemoryError, RuntimeError) as exc:
-            if not keep_going:
-                raise
-            message = getattr(exc, "message", None) or f"{type(exc).__name__}: {exc}".splitlines()[0]
-            if "out of memory" in str(exc).lower() or isinstance(exc, MemoryError):
-                message = f"out of memory: {message}"
-            outcome.failures.append((job.name, message))
+    try:
+        for start in range(0, len(mine), batch_size):
+            pending = []
+            for offset, job in enumerate(mine[start:start + batch_size]):
+                on_start(job, start + offset, len(mine))
+                try:
+                    document = job.read()
+                    record_key = key(document.digest, identity)
+                    done = outputs.finished(job, record_key) if (outputs and resume) else None
+                    if done is None:
+                        pending.append((job, document, record_key))
+                        continue
+                    if done["output"] != outputs.name(job) or not (outputs.folder / done["output"]).exists():
+                        done["output"] = outputs.save(job, record_key, done)  # re-render what was asked now
+                    outcome.records.append(done)
+                    outcome.skipped += 1
+                except FAILURES as exc:
+                    if not keep_going:
+                        raise
+                    outcome.failures.append((job.name, _message(exc)))
+            _summarise(pending, outputs, summarize, state, outcome, keep_going)
+    except KeyboardInterrupt:
+        where = f" ({len(outcome.records)} of {len(jobs)} inputs written)" if outputs is not None else ""
+        raise Interrupted(f"interrupted{where}.", "run the same command with --resume to go on from there."
+                          if outputs is not None else "nothing was written.") from None
     if state is not None:
         outcome = _gather(outcome, state, outputs, jobs)
     if outputs is not None and outputs.fmt == "jsonl" and outcome.records:
@@ -181,6 +197,30 @@ def run(jobs: list[Job], outputs: Outputs | None, summarize: Callable, identity:
         if state is None or state.is_main_process:
             outcome.files.append(outputs.write_jsonl(outcome.records))
     return outcome
+
+
+def _summarise(pending, outputs, summarize, state, outcome: Outcome, keep_going: bool) -> None:
+    """Summarise the pending (job, document, key) triples together; a failing group is retried one by one."""
+    if not pending:
+        return
+    try:
+        records = summarize([document for _, document, _ in pending])
+    except FAILURES as exc:
+        if len(pending) > 1:
+            for one in pending:
+                _summarise([one], outputs, summarize, state, outcome, keep_going)
+            return
+        if not keep_going:
+            raise
+        outcome.failures.append((pending[0][0].name, _message(exc)))
+        return
+    for (job, _, record_key), record in zip(pending, records):
+        if state is not None:
+            record["process"] = state.process_index
+        if outputs is not None:
+            record["output"] = outputs.save(job, record_key, record)
+            record["key"] = record_key
+        outcome.records.append(record)
 
 
 def _gather(outcome: Outcome, state, outputs: Outputs | None, jobs: list[Job]) -> Outcome:

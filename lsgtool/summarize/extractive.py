@@ -119,14 +119,14 @@ class Extractive:
 
 
 def load_extractive(model: str = "minilm", window: int = 4096, budget: int = 256, device: str = "cpu",
-                    diversity: float = 0.3) -> Extractive:
+                    diversity: float = 0.3, tokenizer: str | None = None) -> Extractive:
     """An encoder by any name ``lsgtool.load`` takes; converted to LSG for ``window`` tokens unless it reads that many."""
     from lsgtool.core.convert.api import convert
     from lsgtool.core.convert.engine import resolve_adapter, usable_positions
     from lsgtool.core.load import load, load_tokenizer
 
     encoder = load(model, task="base")
-    tokenizer = load_tokenizer(model)
+    tokenizer = load_tokenizer(model, tokenizer=tokenizer)
     positions = usable_positions(encoder, resolve_adapter(encoder))
     if positions < window:
         encoder, tokenizer = convert(encoder, max_length=window, block_size=128, sparsity_factor=2,

@@ -169,9 +169,7 @@ def summarize_document(doc: Document, summarizer, overflow: str = "auto", per_ch
     """Summarise a document; with ``per_chapter`` each chapter, then the book from the chapters' summaries."""
     progress = progress or Progress()
     budget = Budget(summarizer, memory_limit_mb, progress)
-    settings = summarizer.generation.to_dict() if summarizer.generation else dict(summarizer.settings)
-    result = DocumentSummary(doc, summarizer.method, summarizer.name, Summary("", "", 0, 0, 0),
-                             settings={**settings, "overflow": overflow, "per_chapter": per_chapter})
+    result = _empty(doc, summarizer, overflow, per_chapter)
     if per_chapter and len(doc.chapters) > 1:
         for i, chapter in enumerate(doc.chapters):
             progress.note(f"chapter {i + 1}/{len(doc.chapters)}: {chapter.title or '(untitled)'}")
@@ -184,7 +182,49 @@ def summarize_document(doc: Document, summarizer, overflow: str = "auto", per_ch
         if per_chapter:
             progress.note("no chapters found: one summary of the whole text")
         result.summary = summarize_text(doc.text, summarizer, overflow, progress, stream, budget)
+    return _with_memory(result, summarizer)
+
+
+def _empty(doc: Document, summarizer, overflow: str, per_chapter: bool) -> DocumentSummary:
+    settings = summarizer.generation.to_dict() if summarizer.generation else dict(summarizer.settings)
+    return DocumentSummary(doc, summarizer.method, summarizer.name, Summary("", "", 0, 0, 0),
+                           settings={**settings, "overflow": overflow, "per_chapter": per_chapter})
+
+
+def _with_memory(result: DocumentSummary, summarizer) -> DocumentSummary:
     if summarizer.method == "abstractive":
         result.memory = estimate(summarizer, min(result.total("encoded_tokens"), summarizer.limit or 10**12)).to_dict()
         result.memory["cross_attention_cache"] = getattr(summarizer.model, "cross_attention_cached", True)
     return result
+
+
+def summarize_documents(docs: list[Document], summarizer, overflow: str = "auto", per_chapter: bool = False,
+                        progress: Progress | None = None, memory_limit_mb: float | None = None) -> list[DocumentSummary]:
+    """Several documents: those that one pass reads are generated together in one padded batch (when the
+    estimate for the batch fits), the others one by one as ``summarize_document`` does."""
+    progress = progress or Progress()
+    if len(docs) < 2 or summarizer.method != "abstractive" or (per_chapter and any(len(d.chapters) > 1 for d in docs)):
+        return [summarize_document(d, summarizer, overflow, per_chapter, progress, False, memory_limit_mb) for d in docs]
+    budget = Budget(summarizer, memory_limit_mb, progress)
+    counts = summarizer.count([d.text for d in docs])
+    together = [i for i, n in enumerate(counts) if overflow != "chunk" and _fits(budget, n)]
+    width = max((counts[i] + summarizer.specials for i in together), default=0)
+    if memory_limit_mb is not None and estimate(summarizer, width * len(together)).total_mb > memory_limit_mb:
+        together = []
+    results: dict[int, DocumentSummary] = {}
+    if len(together) > 1:
+        generated = summarizer.generate_batch([summarizer.encode(docs[i].text) for i in together], progress)
+        for i, g in zip(together, generated):
+            result = _empty(docs[i], summarizer, overflow, per_chapter)
+            result.summary = Summary(g.text, "one pass", counts[i], counts[i], 0, new_tokens=g.new_tokens,
+                                     seconds=g.seconds)
+            results[i] = _with_memory(result, summarizer)
+    for i, doc in enumerate(docs):
+        if i not in results:
+            results[i] = summarize_document(doc, summarizer, overflow, per_chapter, progress, False, memory_limit_mb)
+    return [results[i] for i in range(len(docs))]
+
+
+def _fits(budget: Budget, tokens: int) -> bool:
+    allowed, _ = budget.tokens(tokens)
+    return allowed is None or tokens <= allowed

@@ -114,6 +114,7 @@ def test_a_killed_batch_resumes_where_it_stopped(models, tmp_path, text):
     (["--dataset", "{data}", "--summary-column", "gist"], "the dataset has no column 'gist'"),
     (["--dataset", "{data}", "--split", "validation", "--limit", "0"], "Input should be greater than or equal to 1"),
     (["{doc}", "--model", "{ckpt}"], "carries no model configuration"),
+    (["{doc}", "--model", "{bart}", "--method", "extractive"], "extractive summaries need an encoder"),
 ])
 def test_bad_input_is_one_error_line_exit_2_and_no_traceback(runner, app, models, tmp_path, text, args, message):
     (tmp_path / "empty_dir").mkdir()
@@ -166,3 +167,57 @@ def test_two_processes_under_accelerate_share_a_dataset_and_write_one_file(model
     assert single.returncode == 0, single.stderr
     alone = [json.loads(line) for line in (tmp_path / "one" / "summaries.jsonl").read_text().splitlines()]
     assert [r["summary"] for r in alone] == [r["summary"] for r in records]  # the same work, split in two
+
+
+def test_batch_size_generates_together_what_one_by_one_gives(runner, app, models, tmp_path):
+    rows = [{"article": "The storm came over the hills. " * (1 + 3 * i) + "The river rose.", "summary": "A storm."}
+            for i in range(5)]  # different lengths: the batch is padded
+    data = tmp_path / "data.jsonl"
+    data.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    summaries = {}
+    for size in ("1", "3"):
+        out = tmp_path / f"out{size}"
+        result = runner.invoke(app, ["summarize", "--dataset", str(data), "--model", str(models / "locost"), *GEN,
+                                     "--batch-size", size, "--out", str(out), "--format", "jsonl"])
+        assert result.exit_code == 0, result.output
+        summaries[size] = [json.loads(line)["summary"] for line in (out / "summaries.jsonl").read_text().splitlines()]
+    assert summaries["3"] == summaries["1"] and len(summaries["1"]) == 5
+
+
+def test_ctrl_c_keeps_what_is_finished_and_says_how_to_go_on(models, tmp_path, text):
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    for i in range(12):
+        (folder / f"doc{i:02d}.txt").write_text(text(2))
+    out = tmp_path / "out"
+    command = [sys.executable, "-m", "lsgtool", "summarize", str(folder), "--model", str(models / "bart-lsg"),
+               "--max-new-tokens", "24", "--num-beams", "4", "--out", str(out)]
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "LSGTOOL_LOAD_PLUGINS": ""}
+    process = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    records = out / ".lsgtool-summaries" / "records"
+    deadline = time.time() + 120
+    while time.time() < deadline and len(list(records.glob("*.json")) if records.is_dir() else []) < 2:
+        time.sleep(0.02)
+    process.send_signal(signal.SIGINT)
+    _, stderr = process.communicate(timeout=60)
+    assert process.returncode == 130
+    assert "Error: interrupted (" in stderr and "--resume" in stderr and "Traceback" not in stderr
+    kept = len(list(records.glob("*.json")))
+    assert kept >= 2 and len(list(out.glob("*.summary.md"))) == kept and not list(out.glob(".*lsgtool-tmp"))
+
+
+def test_a_lightning_checkpoint_with_its_config_given_summarises(runner, app, models, tmp_path, text):
+    import torch
+
+    import lsgtool
+
+    model = lsgtool.load(models / "locost")
+    torch.save({"state_dict": {f"model.{k}": v for k, v in model.state_dict().items()}}, tmp_path / "last.ckpt")
+    doc = tmp_path / "doc.txt"
+    doc.write_text(text(1))
+    args = ["summarize", str(doc), *GEN, "--tokenizer", str(models / "locost"), "--json"]
+    from_ckpt = runner.invoke(app, [*args, "--model", str(tmp_path / "last.ckpt"), "--config-from",
+                                    str(models / "locost")])
+    assert from_ckpt.exit_code == 0, from_ckpt.output
+    from_folder = runner.invoke(app, [*args, "--model", str(models / "locost")])
+    assert json.loads(from_ckpt.stdout)["summary"] == json.loads(from_folder.stdout)["summary"]

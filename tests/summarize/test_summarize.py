@@ -179,3 +179,28 @@ def test_locost_decodes_without_the_cross_attention_cache_when_only_that_fits(ru
     assert record["memory_estimate"]["cross_attention_cache_mb"] == 0
     plenty = _json(runner, app, [str(doc), "--model", str(models / "locost"), *GEN, "--memory-limit", "100"])
     assert plenty["memory_estimate"]["cross_attention_cache"] is True and plenty["summary"] == record["summary"]
+
+
+@torch.no_grad()
+def test_led_gets_global_attention_on_its_first_token(tmp_path, models, text):
+    import transformers as T
+
+    from lsgtool.summarize.abstractive import Abstractive
+    from lsgtool.summarize.generation import resolve
+
+    torch.manual_seed(0)
+    config = T.LEDConfig(vocab_size=300, d_model=32, encoder_layers=2, decoder_layers=1, encoder_attention_heads=4,
+                         decoder_attention_heads=4, encoder_ffn_dim=37, decoder_ffn_dim=37, attention_window=[16, 16],
+                         max_encoder_position_embeddings=256, max_decoder_position_embeddings=64, pad_token_id=1,
+                         bos_token_id=0, eos_token_id=2, decoder_start_token_id=2)
+    model = T.LEDForConditionalGeneration(config).eval()
+    tokenizer = T.AutoTokenizer.from_pretrained(models / "bart")
+    summarizer = Abstractive(model, tokenizer, "led", resolve({"max_new_tokens": 5, "num_beams": 1}, None, "seq2seq"))
+    assert summarizer.kind == "led" and summarizer.limit == 256
+    ids = summarizer.encode(text(1))
+    glob = torch.zeros(1, len(ids), dtype=torch.long)
+    glob[0, 0] = 1
+    expected = model.generate(input_ids=torch.tensor([ids]), global_attention_mask=glob, max_new_tokens=5,
+                              do_sample=False)
+    assert summarizer.generate(ids).text == tokenizer.decode(expected[0], skip_special_tokens=True).strip()
+    assert summarizer.generate_kwargs(torch.tensor([ids]))["global_attention_mask"].tolist() == glob.tolist()
