@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import logging
+import re
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Annotated, Any, Callable
 
@@ -28,6 +30,26 @@ class AppState:
 def state(ctx: typer.Context) -> AppState:
     """The AppState of the running ``lsgtool`` invocation."""
     return ctx.find_root().obj
+
+
+@contextmanager
+def flag_names(flags: dict[str, str]):
+    """Errors raised inside name the flags the user typed (``--block``), not the config keys (``block_size``).
+    ``flags`` maps key to flag, longer keys first where one contains another."""
+    try:
+        yield
+    except LsgtoolError as exc:
+        exc.message, exc.hint = _renamed(exc.message, flags), _renamed(exc.hint, flags)
+        exc.args = (exc.message,)
+        raise
+
+
+def _renamed(text: str | None, flags: dict[str, str]) -> str | None:
+    if text is None:
+        return None
+    for key in sorted(flags, key=len, reverse=True):
+        text = re.sub(rf"(?<![\w-]){key}(?!\w)", flags[key], text)
+    return text
 
 
 def stdout() -> Console:

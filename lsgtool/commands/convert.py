@@ -10,19 +10,24 @@ from rich.console import Console
 from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from lsgtool.commands._common import JsonOption, emit, stderr
+from lsgtool.commands._common import JsonOption, emit, flag_names, stderr
 from lsgtool.core.errors import LsgtoolError
 
 
+CONVERT_FLAGS = {"sparse_block_size": "--sparse-block", "block_size": "--block", "sparsity_factor": "--factor",
+                 "sparsity_type": "--sparse", "num_global_tokens": "--global"}
+
+
 def convert_command(
-    model: Annotated[str, typer.Argument(help="Local folder, Hugging Face Hub id, or preset name (e.g. minilm) of the model to convert.")],
+    model: Annotated[str, typer.Argument(metavar="MODEL", help="Local folder, Hugging Face Hub id, or preset name (e.g. minilm) of the model to convert.")],
     out: Annotated[Optional[Path], typer.Option(help="Output folder (default: ./<model>-lsg-<max-length>).")] = None,
-    max_length: Annotated[int, typer.Option(help="New maximum sequence length.")] = 4096,
-    block: Annotated[int, typer.Option(help="Local block size S.")] = 128,
-    sparse_block: Annotated[Optional[int], typer.Option(help="Sparse tokens per side (default: --block).")] = None,
+    max_length: Annotated[int, typer.Option(help="New maximum sequence length.", min=1)] = 4096,
+    block: Annotated[int, typer.Option(help="Local block size S.", min=1)] = 128,
+    sparse_block: Annotated[Optional[int], typer.Option(help="Sparse tokens per side (default: --block; --sparse none for no sparse "
+                                                                     "tokens).", min=1)] = None,
     sparse: Annotated[str, typer.Option(help="Sparse selector (see `lsgtool plugins`).")] = "norm",
-    factor: Annotated[int, typer.Option(help="Sparsity factor f.")] = 2,
-    global_tokens: Annotated[int, typer.Option("--global", help="Number of global tokens.")] = 1,
+    factor: Annotated[int, typer.Option(help="Sparsity factor f.", min=1)] = 2,
+    global_tokens: Annotated[int, typer.Option("--global", help="Number of global tokens.", min=0)] = 1,
     mask_first_token: Annotated[bool, typer.Option(help="Hide the first token ([CLS]) as a key.")] = False,
     architecture: Annotated[Optional[str], typer.Option(help="transformers class to load, e.g. BertForSequenceClassification.")] = None,
     seed: Annotated[int, typer.Option(help="Seed of random selectors (lsh), recorded in the config.")] = 0,
@@ -42,19 +47,21 @@ def convert_command(
     """Convert MODEL to LSG attention for long inputs, save it, reload it and verify it."""
     from lsgtool.core.convert.api import convert, save
     from lsgtool.core.convert.verify import pattern, verify
-    from lsgtool.core.errors import UsageError
+    from lsgtool.core.errors import Interrupted, UsageError
     from lsgtool.core.load import load
     from lsgtool.core.lsg.config import LSGConfig
+    from lsgtool.core.writing import check_target, clean_stale
 
-    LSGConfig(block_size=block, sparse_block_size=sparse_block if sparse_block is not None else block,
-              sparsity_factor=factor, sparsity_type=sparse, num_global_tokens=global_tokens)  # validate before loading
+    with flag_names(CONVERT_FLAGS):  # validate before loading
+        LSGConfig(block_size=block, sparse_block_size=sparse_block if sparse_block is not None else block,
+                  sparsity_factor=factor, sparsity_type=sparse, num_global_tokens=global_tokens)
     if tokenizer is not None and no_tokenizer:
         raise UsageError("--tokenizer and --no-tokenizer contradict each other.", "pass one of them.")
     if layout not in ("lsgtool", "authors"):
         raise UsageError(f"unknown --layout {layout!r}.", "use --layout lsgtool or --layout authors.")
-    out = out or Path(f"{Path(model.rstrip('/')).name}-lsg-{max_length}")
-    if out.exists() and not overwrite:
-        raise UsageError(f"output folder '{out}' already exists.", "pass --overwrite to replace it, or choose another --out.")
+    out = check_target(out or Path(f"{Path(model.rstrip('/')).name}-lsg-{max_length}"), overwrite)
+    for stale in clean_stale(out):
+        stderr().print(f"Removed {stale}: the staging folder of an earlier run that was killed.", markup=False)
     with Progress(SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(), console=stderr(),
                   transient=True, disable=as_json) as progress:
         step = progress.add_task(f"loading and converting {model}")
@@ -65,10 +72,19 @@ def convert_command(
             pass_global_tokens_to_decoder=pass_global_to_decoder, architecture=architecture, seed=seed,
             tokenizer=False if no_tokenizer else tokenizer, output_report=True, **remote)
         progress.update(step, description=f"saving to {out}")
-        save(lsg_model, tok, out, overwrite=overwrite, layout=layout)
-        progress.update(step, description="verifying: reload, compare with the source, run at max length")
-        source = load(model, architecture=architecture, **remote)
-        checks = verify(out, lsg_model, source, max_length)
+        checks: dict[str, Any] = {}
+
+        def verified(staged: Path) -> bool:
+            progress.update(step, description="verifying: reload, compare with the source, run at max length")
+            checks["source"] = load(model, architecture=architecture, **remote)
+            checks.update(verify(staged, lsg_model, checks["source"], max_length))
+            return checks["passed"]
+
+        try:
+            save(lsg_model, tok, out, overwrite=overwrite, layout=layout, verify=verified)
+        except KeyboardInterrupt:
+            raise Interrupted(f"interrupted: nothing was written to {out}.", "run the same command again.") from None
+        source = checks.pop("source")
     added = sum(p.numel() for p in lsg_model.parameters()) - sum(p.numel() for p in source.parameters())
     summary: dict[str, Any] = {
         "source": model, "output": str(out), "architecture": "LSG" + type(lsg_model).__name__,

@@ -26,3 +26,9 @@ class ConfigError(UsageError):
 
 class PluginError(LsgtoolError):
     """Plugins disagree (a name registered twice) or registered something malformed."""
+
+
+class Interrupted(LsgtoolError):
+    """Ctrl-C: the message says what was kept and the hint how to go on; exit code 130 as for SIGINT."""
+
+    exit_code = 130

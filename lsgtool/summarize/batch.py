@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from lsgtool.core.errors import LsgtoolError, UsageError
+from lsgtool.core.errors import Interrupted, LsgtoolError, UsageError
 from lsgtool.summarize.inputs import Job
 from lsgtool.summarize.render import SUFFIX, render
 
@@ -139,12 +139,6 @@ def _shard(jobs: list[Job], cpu: bool):
     state = PartialState(cpu=cpu)
     with state.split_between_processes(list(range(len(jobs)))) as mine:
         return [jobs[i] for i in mine], state
-
-
-class Interrupted(LsgtoolError):
-    """Ctrl-C: what was finished stays written."""
-
-    exit_code = 130
 
 
 FAILURES = (LsgtoolError, MemoryError, RuntimeError)

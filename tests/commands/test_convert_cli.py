@@ -36,7 +36,7 @@ def test_convert_writes_verified_folder_and_json_summary(app, runner, tiny_folde
 @pytest.mark.parametrize(
     "args, message",
     [
-        (["--block", "30", "--factor", "4"], "block_size (30) must be divisible by sparsity_factor (4)"),
+        (["--block", "30", "--factor", "4"], "--block (30) must be divisible by --factor (4)"),
         (["--sparse", "topk"], "unknown sparse selector 'topk'"),
         (["--max-length", "64"], "not larger than the model's 64 positions"),
         (["--layout", "mine"], "unknown --layout 'mine'"),

@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import shutil
-import tempfile
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from lsgtool.core.convert.engine import (apply_lsg, extend_positions, init_global_tokens, resolve_adapter,
                                          usable_positions)
 from lsgtool.core.convert.folder import LAYOUTS, LSG_PREFIX, write_config
 from lsgtool.core.errors import UsageError
+from lsgtool.core.writing import check_target, publish, stage, write_marker
 from lsgtool.core.lsg.config import LSGConfig
 
 __all__ = ["convert", "global_token_ids", "save"]
@@ -126,30 +126,28 @@ def convert(
     return model, tok, report
 
 
-def save(model, tokenizer, out: str | Path, overwrite: bool = False, layout: str = "lsgtool") -> Path:
-    """Write an ordinary Hugging Face folder atomically: into a temporary folder, then renamed.
+def save(model, tokenizer, out: str | Path, overwrite: bool = False, layout: str = "lsgtool",
+         verify: Callable[[Path], bool] | None = None) -> Path:
+    """Write an ordinary Hugging Face folder atomically: into a marked staging folder, then renamed.
 
     ``layout="lsgtool"`` writes ``model_type: "lsg"`` (AutoModel* load it after ``import lsgtool``);
     ``layout="authors"`` keeps the base ``model_type`` as the LSG authors' checkpoints do (``lsgtool.load``).
+    ``overwrite`` replaces only a model folder or a folder lsgtool wrote (``lsgtool.core.writing``).
+    ``verify(staged_folder) -> passed`` runs before the folder appears; its result is recorded in the folder's
+    ``.lsgtool.json``. An exception or Ctrl-C leaves no output folder and no staging folder behind.
     """
     if layout not in LAYOUTS:
         raise UsageError(f"unknown layout {layout!r}.", f"layouts: {', '.join(LAYOUTS)}.")
-    out = Path(out)
-    if out.exists() and not overwrite:
-        raise UsageError(f"output folder '{out}' already exists.", "pass --overwrite to replace it, or choose another --out.")
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
+    out = check_target(out, overwrite)
+    tmp = stage(out)
     try:
         model.save_pretrained(tmp)
         write_config(tmp / "config.json", type(model).__name__, layout)
         if tokenizer is not None:
             tokenizer.save_pretrained(tmp)
-        if out.exists():
-            trash = Path(tempfile.mkdtemp(prefix=f".{out.name}.old.", dir=out.parent))
-            out.rename(trash / out.name)
-            shutil.rmtree(trash)
-        tmp.rename(out)
+        passed = None if verify is None else bool(verify(tmp))
+        write_marker(tmp, command="convert", layout=layout, verified=passed)
+        return publish(tmp, out, overwrite)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
-    return out

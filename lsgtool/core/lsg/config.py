@@ -71,11 +71,12 @@ class LSGConfig:
         for name in ("block_size", "sparsity_factor"):
             value = getattr(self, name)
             if not isinstance(value, int) or value < 1:
-                raise ConfigError(f"{name} must be a positive integer, got {value!r}.")
+                raise ConfigError(f"{name} must be a positive integer, got {value!r}.",
+                                  "blocks of 32 to 256 tokens and factors of 2 to 8 are the paper's range.")
         for name in ("sparse_block_size", "num_global_tokens", "lsh_num_pre_rounds"):
             value = getattr(self, name)
             if not isinstance(value, int) or value < 0:
-                raise ConfigError(f"{name} must be a non-negative integer, got {value!r}.")
+                raise ConfigError(f"{name} must be a non-negative integer, got {value!r}.", "pass 0 or more.")
         if self.block_size % self.sparsity_factor:
             raise ConfigError(
                 f"block_size ({self.block_size}) must be divisible by sparsity_factor ({self.sparsity_factor}).",

@@ -1,0 +1,160 @@
+"""Writing output folders safely: lsgtool replaces only folders it wrote, stages every write in a marked
+hidden folder next to the target, publishes it with one rename, and removes the stale staging folders of runs
+that were killed.
+
+A folder lsgtool wrote carries ``.lsgtool.json`` (what wrote it, whether it was verified); a model folder
+(a ``config.json`` with a ``model_type`` or ``architectures``) also counts as replaceable, since that is what
+``--overwrite`` is for. Anything else -- a file, a folder of other files, the working directory or one of its
+parents -- is refused and left untouched.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import socket
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from lsgtool.core.errors import UsageError
+
+__all__ = ["MARKER", "check_target", "clean_stale", "publish", "read_marker", "stage", "write_marker"]
+
+MARKER = ".lsgtool.json"
+STAGING = ".lsgtool-staging.json"
+
+
+def _staging_prefix(out: Path) -> str:
+    return f".{out.name}.lsgtool-tmp."
+
+
+def read_marker(folder: Path) -> dict[str, Any] | None:
+    try:
+        data = json.loads((Path(folder) / MARKER).read_text())
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def write_marker(folder: Path, **fields: Any) -> None:
+    from lsgtool import __version__
+
+    (Path(folder) / MARKER).write_text(json.dumps({"written_by": "lsgtool", "version": __version__, **fields},
+                                                  indent=2) + "\n")
+
+
+def _is_model_folder(folder: Path) -> bool:
+    try:
+        config = json.loads((folder / "config.json").read_text())
+    except (OSError, ValueError):
+        return False
+    return isinstance(config, dict) and ("model_type" in config or "architectures" in config)
+
+
+def check_target(out: str | Path, overwrite: bool, flag: str = "--out") -> Path:
+    """Refuse (UsageError) a target that must not be written, before any long work; returns the path."""
+    out = Path(out)
+    resolved = out.resolve()
+    cwd = Path.cwd().resolve()
+    if resolved == cwd or resolved in cwd.parents:
+        raise UsageError(f"{flag} {out} is the current folder or one of its parents: lsgtool will not replace it.",
+                         f"name a new folder, e.g. {flag} ./converted-model.")
+    if out.is_symlink() or (out.exists() and not out.is_dir()):
+        raise UsageError(f"{flag} {out} is a file, not a folder lsgtool wrote: it is left untouched.",
+                         f"choose another {flag}, or move the file away yourself.")
+    if out.exists():
+        if not overwrite:
+            raise UsageError(f"output folder '{out}' already exists.",
+                             f"pass --overwrite to replace it, or choose another {flag}.")
+        if read_marker(out) is None and not _is_model_folder(out):
+            some = ", ".join(sorted(p.name for p in out.iterdir())[:3]) or "nothing"
+            raise UsageError(f"{flag} {out} holds files lsgtool did not write ({some}): --overwrite replaces only "
+                             "model folders and folders lsgtool wrote, so it is left untouched.",
+                             f"choose another {flag}, or empty or remove that folder yourself.")
+    _probe_writable(resolved.parent, out, flag)
+    return out
+
+
+def _probe_writable(parent: Path, out: Path, flag: str) -> None:
+    existing = parent
+    while not existing.exists():
+        existing = existing.parent
+    if not existing.is_dir():
+        raise UsageError(f"{flag} {out}: '{existing}' is a file, so no folder can be made under it.",
+                         f"choose another {flag}.")
+    try:
+        Path(tempfile.mkdtemp(prefix=".lsgtool-probe.", dir=existing)).rmdir()
+    except OSError as exc:
+        raise UsageError(f"{flag} {out}: cannot write in '{existing}' ({exc.strerror or exc}).",
+                         f"choose a folder you can write to for {flag}.") from None
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def clean_stale(out: str | Path) -> list[Path]:
+    """Remove staging folders of killed runs that targeted ``out`` (marked by lsgtool, their process gone)."""
+    out = Path(out)
+    parent = out.resolve().parent
+    removed = []
+    if not parent.is_dir():
+        return removed
+    for candidate in parent.glob(_staging_prefix(out) + "*"):
+        try:
+            info = json.loads((candidate / STAGING).read_text())
+        except (OSError, ValueError):
+            continue  # not ours, or not ours to judge
+        if info.get("host") != socket.gethostname() or _alive(int(info.get("pid", 0))):
+            continue
+        shutil.rmtree(candidate, ignore_errors=True)
+        removed.append(candidate)
+    return removed
+
+
+def stage(out: str | Path) -> Path:
+    """A new marked staging folder next to ``out``, with the permissions a normal folder gets."""
+    out = Path(out)
+    parent = out.resolve().parent
+    parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=_staging_prefix(out), dir=parent))
+    (tmp / STAGING).write_text(json.dumps({"pid": os.getpid(), "host": socket.gethostname(),
+                                           "started": time.time(), "target": str(out)}))
+    return tmp
+
+
+def _normal_permissions(folder: Path) -> None:
+    umask = os.umask(0)
+    os.umask(umask)
+    os.chmod(folder, 0o777 & ~umask)
+    for root, dirs, files in os.walk(folder):
+        for name in dirs:
+            os.chmod(os.path.join(root, name), 0o777 & ~umask)
+        for name in files:
+            os.chmod(os.path.join(root, name), 0o666 & ~umask)
+
+
+def publish(tmp: Path, out: str | Path, overwrite: bool) -> Path:
+    """Make the staged folder ``out`` with one rename; an existing ``out`` (checked by ``check_target``) is
+    moved aside first and then removed."""
+    out = Path(out)
+    check_target(out, overwrite)  # the state may have changed during the work
+    (tmp / STAGING).unlink(missing_ok=True)
+    _normal_permissions(tmp)
+    if out.exists():
+        trash = stage(Path(out.parent, f"{out.name}-old"))
+        out.rename(trash / out.name)
+        tmp.rename(out)
+        shutil.rmtree(trash, ignore_errors=True)
+    else:
+        tmp.rename(out)
+    return out
