@@ -3,15 +3,24 @@
 from __future__ import annotations
 
 import functools
+import os
 import sys
+import traceback
 from contextvars import ContextVar
 from pathlib import Path
 from typing import Annotated, Any, Callable, Optional
 
 import typer
+try:  # typer 0.2x vendors click
+    from typer._click import exceptions as click_errors
+    from typer._click.core import ParameterSource
+except ImportError:  # older typer runs on click itself
+    from click import exceptions as click_errors
+    from click.core import ParameterSource
+from typer.core import TyperArgument, TyperGroup, TyperOption
 
 from lsgtool.commands._common import AppState, print_error, route_warnings, stderr
-from lsgtool.core.errors import ConfigError, LsgtoolError
+from lsgtool.core.errors import ConfigError, LsgtoolError, UsageError
 
 _debug: ContextVar[bool] = ContextVar("lsgtool_debug", default=False)
 
@@ -28,17 +37,114 @@ def _guard(command: Callable[..., Any]) -> Callable[..., Any]:
         except (typer.Exit, typer.Abort, typer.TyperException):
             raise
         except LsgtoolError as exc:
-            if _debug.get():
-                raise
+            _traceback()
             print_error(exc)
             raise typer.Exit(exc.exit_code) from None
         except Exception as exc:
-            if _debug.get():
-                raise
-            print_error(LsgtoolError(f"{type(exc).__name__}: {exc}", "run again with --debug to see the traceback."))
+            _traceback()
+            hint = None if _debug.get() else "run again with --debug to see the traceback."
+            print_error(LsgtoolError(f"{type(exc).__name__}: {exc}", hint))
             raise typer.Exit(1) from None
 
     return guarded
+
+
+def _traceback() -> None:
+    """With --debug, the traceback of the error being handled (the exit code stays the error's own)."""
+    if _debug.get():
+        traceback.print_exc(file=sys.stderr)
+
+
+def _click_error(exc: click_errors.ClickException) -> LsgtoolError:
+    """A click parsing error (missing argument, unknown option or command, unparseable value) as Error/Hint."""
+    ctx = getattr(exc, "ctx", None)
+    if isinstance(exc, click_errors.NoSuchOption):
+        message = exc.message  # its possibilities go in the hint
+    else:
+        message = exc.format_message().strip()
+    message = message[:1].lower() + message[1:]
+    param = getattr(exc, "param", None)
+    if ctx is not None and param is not None and param.name is not None:
+        if ctx.get_parameter_source(param.name) == ParameterSource.DEFAULT_MAP:
+            state = ctx.find_root().obj
+            files = ", ".join(map(str, state.settings.files)) if state is not None and state.settings else "?"
+            message += f" (the value comes from the config file {files}: [{ctx.info_name}] {param.name})"
+    if not message.endswith((".", ")")):
+        message += "."
+    if ctx is None:
+        return UsageError(message, "see `lsgtool --help`.")
+    if isinstance(exc, click_errors.NoSuchOption) and exc.possibilities:
+        hint = f"did you mean {' or '.join(sorted(exc.possibilities))}? See `{ctx.command_path} --help`."
+    elif isinstance(ctx.command, TyperGroup) and "command" in message:
+        hint = f"commands: {', '.join(ctx.command.list_commands(ctx))}."
+        if os.environ.get("LSGTOOL_LOAD_PLUGINS") is not None:
+            hint += (f" LSGTOOL_LOAD_PLUGINS={os.environ['LSGTOOL_LOAD_PLUGINS']!r} limits which plugins load; "
+                     "unset it to load every installed plugin.")
+    elif isinstance(exc, click_errors.BadParameter) and not isinstance(exc, click_errors.MissingParameter) \
+            and param is not None:
+        hint = f"see `{ctx.command_path} --help` for what {param.opts[0] if param.opts else param.name} takes."
+    else:
+        hint = f"usage: {ctx.get_usage().removeprefix('Usage: ')} (see `{ctx.command_path} --help`)."
+    return UsageError(message.replace("\n", " "), hint)
+
+
+class _Argument(TyperArgument):
+    """Usage lines name a required argument as ``MODEL`` (click's convention), not typer's ``{MODEL}``."""
+
+    def _usage_display_name(self) -> str:
+        name = super()._usage_display_name()
+        return name[1:-1] if name.startswith("{") and name.endswith("}") else name.replace("}...", "...").lstrip("{")
+
+
+class _Flag(TyperOption):
+    """On/off flags show no ``<bool>`` value placeholder in the help (they take no value)."""
+
+    def display_type_rich(self, ctx):
+        return None
+
+
+def _plain(params: list) -> list:
+    for param in params:
+        if type(param) is TyperArgument:
+            param.__class__ = _Argument
+        elif type(param) is TyperOption and param.is_flag:
+            param.__class__ = _Flag
+    return params
+
+
+class LsgtoolGroup(TyperGroup):
+    """The root command: every click parsing error becomes the house Error/Hint pair (exit 2), and
+    ``lsgtool`` alone prints the help and exits 0."""
+
+    def get_command(self, ctx, cmd_name):
+        command = super().get_command(ctx, cmd_name)
+        if command is not None and not getattr(command, "_lsgtool_plain", False):
+            get_params = command.get_params
+            command.get_params = lambda ctx: _plain(get_params(ctx))
+            command._lsgtool_plain = True
+        return command
+
+    def get_params(self, ctx):
+        return _plain(super().get_params(ctx))
+
+    def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
+        argv = sys.argv[1:] if args is None else list(args)
+        completing = any(name.endswith("_COMPLETE") for name in os.environ)
+        if not standalone_mode or completing:
+            return super().main(argv, prog_name, complete_var, standalone_mode, **extra)
+        if not argv:
+            with self.make_context(prog_name or "lsgtool", ["--help"], resilient_parsing=True) as ctx:
+                typer.echo(self.get_help(ctx))
+            sys.exit(0)
+        try:
+            code = super().main(argv, prog_name, complete_var, False, **extra)
+        except click_errors.ClickException as exc:
+            print_error(_click_error(exc))
+            sys.exit(2)
+        except typer.Abort:
+            stderr().print("Aborted.")
+            sys.exit(1)
+        sys.exit(code if isinstance(code, int) else 0)
 
 
 def _show_version(value: bool) -> None:
@@ -59,13 +165,22 @@ def _check_settings(ctx: typer.Context, settings) -> None:
                 f"config file(s) {', '.join(map(str, settings.files))}: unknown command table [{name}].",
                 f"commands: {', '.join(group.list_commands(ctx))}.",
             )
-        params = {param.name for param in command.params}
+        aliases: dict[str, str] = {}  # TOML keys spelled like the options (global, json) or as the parameters
+        for param in command.params:
+            if param.name == "ctx":
+                continue
+            aliases[param.name] = param.name
+            for opt in param.opts:
+                if opt.startswith("--"):
+                    aliases[opt[2:].replace("-", "_")] = param.name
         for key in options:
-            if key not in params:
+            if key not in aliases:
+                spellings = sorted(opt[2:] for param in command.params for opt in param.opts if opt.startswith("--"))
                 raise ConfigError(
                     f"config file(s) {', '.join(map(str, settings.files))}: [{name}] has unknown option {key!r}.",
-                    f"options of `lsgtool {name}`: {', '.join(sorted(p for p in params if p != 'ctx'))}.",
+                    f"options of `lsgtool {name}`: {', '.join(s for s in spellings if s != 'help')}.",
                 )
+        settings.commands[name] = {aliases[key]: value for key, value in options.items()}
 
 
 def _root_callback(pm) -> Callable[..., None]:
@@ -89,8 +204,7 @@ def _root_callback(pm) -> Callable[..., None]:
             settings = load_settings(config)
             _check_settings(ctx, settings)
         except ConfigError as exc:
-            if debug:
-                raise
+            _traceback()
             print_error(exc)
             raise typer.Exit(exc.exit_code) from None
         ctx.default_map = {**(ctx.default_map or {}), **settings.commands}
@@ -117,7 +231,7 @@ def create_app(pm=None) -> typer.Typer:
     app = typer.Typer(
         name="lsgtool",
         help=HELP,
-        no_args_is_help=True,
+        cls=LsgtoolGroup,
         pretty_exceptions_enable=False,
         context_settings={"help_option_names": ["-h", "--help"]},
     )

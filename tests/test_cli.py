@@ -67,20 +67,51 @@ def test_user_mistake_is_one_error_line_and_exit_2(app, runner):
     assert "Traceback" not in result.stderr
 
 
-def test_click_usage_error_exits_2(app, runner):
-    result = runner.invoke(app, ["pick", "--block", "many"])
-    assert result.exit_code == 2 and "Invalid value" in result.stderr
-
-
 def test_runtime_failure_exits_1_and_debug_shows_traceback(app, runner):
     result = runner.invoke(app, ["crash"])
     assert result.exit_code == 1
     assert result.stderr.startswith("Error: RuntimeError: disk on fire")
     assert "--debug" in result.stderr
-    debug = runner.invoke(app, ["--debug", "crash"])
-    assert isinstance(debug.exception, RuntimeError)
-    env = runner.invoke(app, ["crash"], env={"LSGTOOL_DEBUG": "1"})
-    assert isinstance(env.exception, RuntimeError)
+    for debug in (runner.invoke(app, ["--debug", "crash"]), runner.invoke(app, ["crash"], env={"LSGTOOL_DEBUG": "1"})):
+        assert debug.exit_code == 1
+        assert "Traceback (most recent call last)" in debug.stderr and 'raise RuntimeError("disk on fire")' in debug.stderr
+        assert debug.stderr.rstrip().endswith("Error: RuntimeError: disk on fire")
+
+
+def test_debug_keeps_the_exit_code_of_a_usage_error(app, runner):
+    result = runner.invoke(app, ["--debug", "pick", "--block", "0"])
+    assert result.exit_code == 2 and "Traceback" in result.stderr and "Error: --block must be positive" in result.stderr
+
+
+def test_no_command_prints_help_and_exits_0(app, runner):
+    result = runner.invoke(app, [])
+    assert result.exit_code == 0 and "Usage: lsgtool" in result.stdout and "convert" in result.stdout
+
+
+@pytest.mark.parametrize("args, error, hint", [
+    (["convert"], "Error: missing argument 'MODEL'.", "Hint: usage: lsgtool convert [OPTIONS] MODEL"),
+    (["pick", "--blok", "3"], "Error: no such option: --blok.", "Hint: did you mean --block?"),
+    (["pick", "--block", "abc"], "Error: invalid value for '--block'", "Hint: see `lsgtool pick --help` for what --block"),
+    (["picky"], "Error: no such command 'picky'.", "Hint: commands: convert, crash, pick, plugins, profile"),
+])
+def test_parsing_mistakes_get_the_house_error_lines(app, runner, args, error, hint):
+    result = runner.invoke(app, args)
+    assert result.exit_code == 2 and result.stdout == ""
+    lines = result.stderr.strip().splitlines()
+    assert lines[0].startswith(error) and lines[1].startswith(hint), result.stderr
+    assert "╭" not in result.stderr and "Traceback" not in result.stderr
+
+
+def test_unknown_command_names_the_plugin_variable_when_it_is_set(app, runner, monkeypatch):
+    monkeypatch.setenv("LSGTOOL_LOAD_PLUGINS", "nosuchplugin")
+    result = runner.invoke(app, ["doctor"])
+    assert result.exit_code == 2 and "LSGTOOL_LOAD_PLUGINS='nosuchplugin'" in result.stderr
+
+
+def test_help_shows_plain_argument_names_and_no_bool_placeholder(app, runner):
+    result = runner.invoke(app, ["convert", "--help"], env={"COLUMNS": "200"})
+    assert "lsgtool convert [OPTIONS] MODEL" in result.stdout and "{MODEL}" not in result.stdout
+    assert "<bool>" not in result.stdout and "--overwrite" in result.stdout
 
 
 def test_plugin_selector_is_accepted_where_selectors_are(app, runner):

@@ -79,3 +79,35 @@ def test_wrong_keys_are_named(app, runner, tmp_path, monkeypatch, content, messa
 def test_missing_explicit_config(app, runner, tmp_path):
     result = runner.invoke(app, ["--config", str(tmp_path / "nope.toml"), "echo"])
     assert result.exit_code == 2 and "does not exist" in result.stderr
+
+
+def test_keys_spelled_like_the_options_are_accepted(runner, tmp_path, monkeypatch):
+    class _Flags:
+        @hookimpl
+        def register_commands(self, register):
+            import typer
+            from typing import Annotated
+
+            def show(global_tokens: Annotated[int, typer.Option("--global")] = 1,
+                     as_json: Annotated[bool, typer.Option("--json")] = False, max_length: int = 4):
+                print(global_tokens, as_json, max_length)
+
+            register("show", show)
+
+    pm = make_plugin_manager(load_installed=False)
+    pm.register(_Flags(), name="flags")
+    app = create_app(pm)
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "lsgtool.toml").write_text("[show]\nglobal = 3\njson = true\nmax-length = 9\n")
+    assert runner.invoke(app, ["show"]).stdout == "3 True 9\n"
+    (tmp_path / "lsgtool.toml").write_text("[show]\nglobal_tokens = 2\n")
+    assert runner.invoke(app, ["show"]).stdout == "2 False 4\n"
+
+
+def test_a_value_of_the_wrong_type_names_the_file(app, runner, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "lsgtool.toml").write_text('[echo]\nblock = "many"\n')
+    result = runner.invoke(app, ["echo"])
+    assert result.exit_code == 2 and "Traceback" not in result.stderr and "╭" not in result.stderr
+    assert "invalid value for '--block'" in result.stderr and str(tmp_path / "lsgtool.toml") in result.stderr
+    assert "Hint:" in result.stderr

@@ -57,7 +57,7 @@ def _positive(value: float | None) -> float | None:
 
 def summarize_command(
     inputs: Annotated[Optional[list[str]], typer.Argument(
-        help="Files (.txt, .md, .pdf, .epub), folders (every such file in them) or - for standard input.",
+        metavar="INPUT", help="Files (.txt, .md, .pdf, .epub), folders (every such file in them) or - for standard input.",
         show_default=False)] = None,
     model: Annotated[Optional[str], typer.Option(
         help="Summariser: a preset, folder, Hub id or LOCOST .ckpt (`lsgtool plugins` lists presets).",
