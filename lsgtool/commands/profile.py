@@ -12,7 +12,8 @@ from rich.live import Live
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from lsgtool.commands._common import JsonOption, emit, stderr
+from lsgtool.commands._common import JsonOption, emit, flag_names, stderr
+from lsgtool.core.errors import Interrupted
 
 DEFAULT_VARIANTS = "full,lsg-norm,locost,longformer,bigbird,longt5,led"
 DEFAULTS = {"lengths": "1k..16k", "hidden": 768, "heads": 12, "block": 128}
@@ -124,7 +125,8 @@ def profile_command(
     else:
         names = check_variants([v.strip() for v in (variants or DEFAULT_VARIANTS).split(",") if v.strip()])
     if any(name.startswith("lsg-") for name in names):  # the block and factor must make an LSG layout
-        LSGConfig(block_size=block, sparse_block_size=block, sparsity_factor=sparsity_factor, sparsity_type=None)
+        with flag_names({"block_size": "--block-size", "sparsity_factor": "--sparsity-factor"}):
+            LSGConfig(block_size=block, sparse_block_size=block, sparsity_factor=sparsity_factor, sparsity_type=None)
     baseline = baseline or ("full" if "full" in names else names[0])
     if baseline not in names:
         raise UsageError(f"--baseline {baseline!r} is not among the profiled variants.", f"variants: {', '.join(names)}.")
@@ -191,20 +193,35 @@ def _measure(live, work):
 
 def _title(plan, meta) -> str:
     return (f"lsgtool profile — {meta['model'] or meta['level']}, {plan.mode}, {plan.device} {plan.dtype}, "
-            f"{plan.threads or 'default'} threads")
+            + (f"{plan.threads} threads" if plan.threads else "torch's default threads"))
 
 
 def _profile(plan, meta: dict, out: Path, as_json: bool, plots: bool) -> None:
     from lsgtool.profiling.engine import run, summarise
     from lsgtool.profiling.report import write
 
-    view, live = _live(len(plan.lengths) * len(plan.variants), _title(plan, meta), as_json)
-    points = _measure(live, lambda: run(plan, view.done, view.start))
+    total = len(plan.lengths) * len(plan.variants)
+    view, live = _live(total, _title(plan, meta), as_json)
+    try:
+        points = _measure(live, lambda: run(plan, view.done, view.start))
+    except KeyboardInterrupt:  # keep what finished: table and files of the measured points, marked incomplete
+        points = list(view.rows)
+        meta["incomplete"] = f"interrupted after {len(points)} of {total} points"
+    if not points:
+        raise Interrupted("interrupted before the first point finished: nothing was written.",
+                          "run the same command again.")
     summary = summarise(points, meta["baseline"])
     meta["threads"] = next((p.threads for p in points if p.threads), None)
     files = write(points, summary, meta, out, plots)
     emit({"meta": meta, "points": [vars(p) for p in points], "summary": summary, "files": [str(f) for f in files]},
          as_json, _render)
+    _raise_if_interrupted(meta, out)
+
+
+def _raise_if_interrupted(meta: dict, out: Path) -> None:
+    if meta.get("incomplete"):
+        raise Interrupted(f"{meta['incomplete']}: the table above and the files in {out} hold what finished "
+                          "(marked incomplete).", "run the same command again for the whole profile.")
 
 
 def _find_max(plan, meta: dict, out: Path, as_json: bool, plots: bool) -> None:
@@ -215,18 +232,29 @@ def _find_max(plan, meta: dict, out: Path, as_json: bool, plots: bool) -> None:
     view, live = _live(len(plan.variants), _title(plan, meta) + f"; longest within {meta['memory_limit_mb']:.0f} MB",
                        as_json)
 
+    found = []
+
     def search():
-        found = []
         for variant in plan.variants:
             found.append(find_max(plan, variant, lambda point: view.done(point, advance=0), view.start))
             view.progress.update(view.task, advance=1)
-        return found
 
-    found = _measure(live, search)
+    try:
+        _measure(live, search)
+    except KeyboardInterrupt:
+        meta["incomplete"] = f"interrupted after {len(found)} of {len(plan.variants)} variants"
+    if not found:
+        raise Interrupted("interrupted before the first variant's search finished: nothing was written.",
+                          "run the same command again.")
     meta["threads"] = next((p.threads for f in found for p in f.probes if p.threads), None)
     files = write_longest(found, meta, out, plots)
     longest = [{**f.row(), "probes": [vars(p) for p in f.probes]} for f in found]
     emit({"meta": meta, "longest": longest, "files": [str(f) for f in files]}, as_json, _render_longest)
+    _raise_if_interrupted(meta, out)
+
+
+def _threads(meta: dict) -> str:
+    return f"{meta['threads']} threads" if meta.get("threads") else "torch's default threads"
 
 
 def _fmt(value, spec: str = ".2f") -> str:
@@ -236,7 +264,8 @@ def _fmt(value, spec: str = ".2f") -> str:
 def _render(console: Console, data: dict[str, Any]) -> None:
     meta, summary = data["meta"], data["summary"]
     table = Table(title=f"lsgtool profile — {meta['model'] or meta['level']}, {meta['mode']}, {meta['device']} "
-                        f"{meta['dtype']}, {meta['threads']} threads; ratios vs {meta['baseline']}")
+                        f"{meta['dtype']}, {_threads(meta)}; ratios vs {meta['baseline']}"
+                        + (f" — INCOMPLETE: {meta['incomplete']}" if meta.get("incomplete") else ""))
     for column in ("variant", "length", "time s", "tokens/s", "peak MB", "speed vs base", "memory vs base"):
         table.add_column(column, justify="right")
     base = {p["length"]: p for p in data["points"] if p["variant"] == meta["baseline"]}
@@ -262,7 +291,8 @@ def _render(console: Console, data: dict[str, Any]) -> None:
 def _render_longest(console: Console, data: dict[str, Any]) -> None:
     meta = data["meta"]
     table = Table(title=f"longest input within {meta['memory_limit_mb']:.0f} MB — {meta['model'] or meta['level']}, "
-                        f"{meta['mode']}, {meta['device']} {meta['dtype']}, {meta['threads']} threads")
+                        f"{meta['mode']}, {meta['device']} {meta['dtype']}, {_threads(meta)}"
+                        + (f" — INCOMPLETE: {meta['incomplete']}" if meta.get("incomplete") else ""))
     for column in ("variant", "longest length", "peak MB", "time s", "stopped by", "probes"):
         table.add_column(column, justify="right")
     for row in data["longest"]:

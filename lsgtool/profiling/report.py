@@ -21,6 +21,11 @@ def require_plotting() -> None:
                          "pip install 'lsgtool[plot]' (or matplotlib), or pass --no-plots for JSON and CSV only.") from None
 
 
+def _title(meta: dict) -> str:
+    title = f"{meta.get('model') or meta.get('level')} level, {meta.get('mode')}, {meta.get('device')} {meta.get('dtype')}"
+    return title + (f"\nINCOMPLETE: {meta['incomplete']}" if meta.get("incomplete") else "")
+
+
 def write(points: list[Point], summary: dict, meta: dict, out: Path, plots: bool = True) -> list[Path]:
     """Write results.json, results.csv and (``plots``) time.png and memory.png into ``out``; returns the paths."""
     out.mkdir(parents=True, exist_ok=True)
@@ -68,7 +73,7 @@ def _plot_longest(rows: list[dict], meta: dict, path: Path) -> None:
         ax.set_xlim(right=max(lengths) * 8)
     ax.invert_yaxis()
     ax.set_xlabel(f"longest input within {meta['memory_limit_mb']:.0f} MB (tokens)")
-    ax.set_title(f"{meta.get('model') or meta.get('level')} level, {meta.get('mode')}, {meta.get('device')} {meta.get('dtype')}")
+    ax.set_title(_title(meta))
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
@@ -100,7 +105,7 @@ def _plot(points: list[Point], field: str, label: str, path: Path, meta: dict) -
         ax.set_yscale("log")
     ax.set_xlabel("sequence length (tokens)")
     ax.set_ylabel(label)
-    ax.set_title(f"{meta.get('model') or meta.get('level')} level, {meta.get('mode')}, {meta.get('device')} {meta.get('dtype')}")
+    ax.set_title(_title(meta))
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(fontsize=8)
     fig.tight_layout()

@@ -152,25 +152,47 @@ def test_an_installed_plugin_is_measured_in_the_point_processes(install_plugin, 
     "args, message",
     [
         (["--lengths", "8k..1k"], "runs backwards"),
-        (["--level", "layerz"], "Invalid value for '--level': Value error, 'layerz' is not one of 'attention', 'layer', 'encoder'"),
+        (["--level", "layerz"], "invalid value for '--level': Value error, 'layerz' is not one of 'attention', 'layer', 'encoder'"),
         (["--baseline", "bigbird", "--variants", "full"], "--baseline 'bigbird' is not among"),
         (["--hidden", "30", "--heads", "4"], "must be divisible"),
         (["--variants", "full,full"], "variants repeat"),
-        (["--repeats", "0"], "Invalid value for '--repeats': Input should be greater than or equal to 1"),
-        (["--threads", "0"], "Invalid value for '--threads': Input should be greater than or equal to 1"),
-        (["--block-size", "0"], "Invalid value for '--block-size': Input should be greater than or equal to 1"),
-        (["--budget", "0"], "Invalid value for '--budget': 0 is not positive"),
+        (["--repeats", "0"], "invalid value for '--repeats': Input should be greater than or equal to 1"),
+        (["--threads", "0"], "invalid value for '--threads': Input should be greater than or equal to 1"),
+        (["--block-size", "0"], "invalid value for '--block-size': Input should be greater than or equal to 1"),
+        (["--budget", "0"], "invalid value for '--budget': 0 is not positive"),
         (["--variants", ","], "--variants is empty"),
-        (["--variants", "lsg-norm", "--sparsity-factor", "3"], "must be divisible by sparsity_factor (3)"),
+        (["--variants", ""], "--variants is empty"),
+        (["--variants", "lsg-norm", "--sparsity-factor", "3"], "--block-size (128) must be divisible by --sparsity-factor (3)"),
         (["--model", "no-such-model-here"], "model 'no-such-model-here' is not on this machine"),
         (["--model", "locost-base", "--variants", "lsg-norm"], "does not apply to the locost model"),
     ],
 )
 def test_bad_options_exit_2(app, runner, args, message):
     result = runner.invoke(app, ["profile", *args])
-    text = " ".join(result.stderr.replace("│", " ").split())  # click's errors come in a box that may wrap
-    assert result.exit_code == 2 and message in text, text
+    text = " ".join(result.stderr.split())
+    assert result.exit_code == 2 and message in text and "Hint:" in text and "╭" not in text, text
 
+
+def test_ctrl_c_keeps_the_finished_points_marked_incomplete(tmp_path):
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    out = tmp_path / "prof"
+    command = [sys.executable, "-m", "lsgtool", "profile", "--lengths", "256..64k", "--variants", "full", *TINY,
+               "--out", str(out), "--no-plots"]
+    env = {**os.environ, "LSGTOOL_LOAD_PLUGINS": ""}
+    process = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    first = process.stderr.readline()  # off a terminal, a line per finished point
+    assert first.startswith("full @ 256: "), first
+    process.send_signal(signal.SIGINT)
+    stdout, stderr = process.communicate(timeout=60)
+    assert process.returncode == 130, stderr
+    assert "Error: interrupted after" in stderr and "Traceback" not in stderr and "INCOMPLETE" in stdout
+    data = json.loads((out / "results.json").read_text())
+    assert data["meta"]["incomplete"].startswith("interrupted after") and data["points"][0]["length"] == 256
+    assert all(p["error"] is None for p in data["points"]) and (out / "results.csv").exists()
 
 def test_live_view_shows_finished_points_and_the_one_running():
     from rich.console import Console
