@@ -217,6 +217,9 @@ def _root_callback(pm) -> Callable[..., None]:
                 f"{failure.reason}",
                 markup=False,
             )
+        for problem in pm.problems:
+            stderr().print(f"Warning: {problem}", markup=False)
+        pm.announce = True  # problems found later (a registry collected on first use) are logged once, as warnings
 
     root.__doc__ = HELP
     return root

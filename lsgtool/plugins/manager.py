@@ -55,7 +55,16 @@ class LsgtoolPluginManager(pluggy.PluginManager):
         self.add_hookspecs(hookspecs)
         self.sources: dict[str, PluginSource] = {}
         self.failures: list[PluginFailure] = []
+        self.problems: list[str] = []  # registrations skipped (name clashes, malformed), unknown plugin names asked for
+        self.announce = False  # log problems as they are found (the CLI prints those found before it starts once)
         self._registries: dict[str, Registry] = {}
+
+    def problem(self, message: str) -> None:
+        """Record a problem once (re-collecting a registry finds it again)."""
+        if message not in self.problems:
+            self.problems.append(message)
+            if self.announce:
+                log.warning(message)
 
     def registry(self, family: str) -> Registry:
         """The registry of one family (``sparse_selectors``, ``commands``, ...), collected once."""
@@ -91,9 +100,11 @@ def _wanted() -> set[str] | None:
 
 def load_entry_point_plugins(pm: LsgtoolPluginManager, only: set[str] | None = None) -> None:
     """Register installed plugins; one that fails to import or validate is recorded and skipped."""
+    installed: set[str] = set()
     for ep in metadata.entry_points(group=ENTRY_POINT_GROUP):
         dist = ep.dist.name if ep.dist else "?"
         version = ep.dist.version if ep.dist else "?"
+        installed |= {ep.name, dist}
         if only is not None and ep.name not in only and dist not in only:
             continue
         if pm.has_plugin(ep.name):
@@ -111,19 +122,25 @@ def load_entry_point_plugins(pm: LsgtoolPluginManager, only: set[str] | None = N
             _record_failure(pm, ep.name, dist, exc)
             continue
         pm.sources[ep.name] = PluginSource(dist, version, f"entry point {ENTRY_POINT_GROUP}:{ep.value}")
+    for name in sorted((only or set()) - installed):
+        pm.problem(f"{ENV_LOAD_PLUGINS} names {name!r}, but no installed plugin is called that (installed: "
+                   f"{', '.join(sorted(installed)) or 'none'}); it was ignored.")
 
 
 def _record_failure(pm: LsgtoolPluginManager, name: str, dist: str, exc: BaseException) -> None:
     reason = f"{type(exc).__name__}: {exc}".splitlines()[0]
     pm.failures.append(PluginFailure(name, dist, reason))
-    log.warning("plugin %r (%s) failed to load and was skipped: %s", name, dist, reason)
+    if pm.announce:
+        log.warning("plugin %r (%s) failed to load and was skipped: %s", name, dist, reason)
 
 
-def make_plugin_manager(load_installed: bool | None = None) -> LsgtoolPluginManager:
-    """A fresh manager with the built-in plugins and, unless disabled, the installed ones."""
+def make_plugin_manager(load_installed: bool | None = None, announce: bool = False) -> LsgtoolPluginManager:
+    """A fresh manager with the built-in plugins and, unless disabled, the installed ones; ``announce`` logs
+    failures and problems (on the ``lsgtool.plugins`` logger) as they are found."""
     from lsgtool import __version__
 
     pm = LsgtoolPluginManager()
+    pm.announce = announce
     for module_name in BUILTIN_PLUGINS:
         pm.register(importlib.import_module(module_name), name=module_name)
         pm.sources[module_name] = PluginSource("lsgtool", __version__, "builtin")
@@ -137,4 +154,4 @@ def make_plugin_manager(load_installed: bool | None = None) -> LsgtoolPluginMana
 
 def install_default() -> Registries:
     """A manager with the built-ins and the installed plugins (``LSGTOOL_LOAD_PLUGINS`` honoured): its registries."""
-    return make_plugin_manager().registries()
+    return make_plugin_manager(announce=True).registries()

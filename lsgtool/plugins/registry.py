@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from lsgtool.core.errors import PluginError
 from lsgtool.core.registry import FAMILIES as CORE_FAMILIES
 from lsgtool.core.registry import PRESET_NAME, Family, Registry
 
@@ -17,11 +18,26 @@ HOOKS = {key: f"register_{key}" for key in FAMILIES}
 
 
 def collect(pm, family_key: str) -> Registry:
-    """Call every implementation of the family's hook and gather what each registers."""
+    """Call every implementation of the family's hook and gather what each registers: built-ins first, so a
+    plugin's name that clashes with a built-in is the one skipped. A clashing or malformed registration is
+    skipped and reported once (``pm.problem``); the rest of the family works."""
     registry = Registry(FAMILIES[family_key])
-    for impl in getattr(pm.hook, HOOKS[family_key]).get_hookimpls():
-        impl.function(lambda name, obj, _plugin=impl.plugin_name: registry.add(name, obj, _plugin))
+    sources = getattr(pm, "sources", {})
+    impls = sorted(getattr(pm.hook, HOOKS[family_key]).get_hookimpls(),
+                   key=lambda impl: getattr(sources.get(impl.plugin_name), "origin", "") != "builtin")
+    for impl in impls:
+        impl.function(lambda name, obj, _plugin=impl.plugin_name: _add(pm, registry, name, obj, _plugin))
     return registry
+
+
+def _add(pm, registry: Registry, name, obj, plugin: str) -> None:
+    try:
+        registry.add(name, obj, plugin)
+    except PluginError as exc:
+        report = getattr(pm, "problem", None)
+        if report is None:
+            raise
+        report(f"{exc.message} Skipped that registration of {plugin!r}" + (f"; {exc.hint}" if exc.hint else "."))
 
 
 @dataclass

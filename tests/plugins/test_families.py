@@ -2,11 +2,9 @@
 
 import json
 
-import pytest
 
 from lsgtool import ArchitectureAdapter, ModelPreset
 from lsgtool.cli import create_app
-from lsgtool.core.errors import PluginError
 from lsgtool.plugins import hookimpl
 from lsgtool.plugins.manager import make_plugin_manager
 
@@ -54,5 +52,5 @@ class _BadPreset:
 def test_malformed_registration_is_refused_with_the_plugin_name():
     pm = make_plugin_manager(load_installed=False)
     pm.register(_BadPreset(), name="lsgtool-badpreset")
-    with pytest.raises(PluginError, match="plugin 'lsgtool-badpreset' registered model preset 'broken': expected a ModelPreset"):
-        pm.registry("presets")
+    assert "broken" not in pm.registry("presets") and "minilm" in pm.registry("presets")
+    assert "plugin 'lsgtool-badpreset' registered model preset 'broken': expected a ModelPreset" in pm.problems[0]

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 import torch
 
-from lsgtool import ArchitectureAdapter, LSGConfig, ModelPreset, lsg_attention
+from lsgtool import LSGConfig, ModelPreset, lsg_attention
 from lsgtool.cli import create_app
 from lsgtool.core.errors import PluginError
 from lsgtool.plugins import hookimpl, hookspecs

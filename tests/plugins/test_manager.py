@@ -61,7 +61,7 @@ def test_broken_plugin_is_reported_and_cli_keeps_working(install_plugin, monkeyp
     pm.check_pending()
     result = runner.invoke(create_app(pm), ["plugins"])
     assert result.exit_code == 0
-    assert "plugin 'lsgtool-broken' (lsgtool-broken) failed to load" in result.stderr
+    assert result.stderr.count("plugin 'lsgtool-broken' (lsgtool-broken) failed to load") == 1  # once per run
     assert "not_a_module_that_exists" in result.stderr
     assert "failed to load: lsgtool-broken" in result.stdout
 
@@ -72,12 +72,28 @@ class _Clash:
         register("norm", lambda inputs: None)
 
 
-def test_name_clash_is_an_error_naming_both_plugins():
+def test_name_clash_keeps_the_builtin_skips_the_plugin_and_is_reported_once():
+    from lsgtool.core.lsg.selectors import BUILTIN_SELECTORS
+
     pm = make_plugin_manager(load_installed=False)
     pm.register(_Clash(), name="lsgtool-clash")
-    with pytest.raises(PluginError) as info:
-        pm.registry("sparse_selectors")
-    assert "'lsgtool.plugins.builtins'" in info.value.message and "'lsgtool-clash'" in info.value.message
+    selectors = pm.registry("sparse_selectors")
+    assert selectors.entry("norm").plugin == "lsgtool.plugins.builtins" and selectors["norm"] is BUILTIN_SELECTORS["norm"]
+    assert "lsh" in selectors  # the rest of the family works
+    pm.unregister(name="lsgtool-clash")
+    pm.register(_Clash(), name="lsgtool-clash")
+    pm.registry("sparse_selectors")  # collected again: the problem is not repeated
+    assert len(pm.problems) == 1
+    assert "'lsgtool.plugins.builtins' and 'lsgtool-clash'" in pm.problems[0] and "Skipped" in pm.problems[0]
+
+
+def test_a_clash_does_not_stop_commands_that_do_not_use_the_name(runner, tiny_folder, tmp_path):
+    pm = make_plugin_manager(load_installed=False)
+    pm.register(_Clash(), name="lsgtool-clash")
+    result = runner.invoke(create_app(pm), ["convert", str(tiny_folder), "--out", str(tmp_path / "o"),
+                                            "--max-length", "128", "--block", "16", "--sparse", "norm"])
+    assert result.exit_code == 0, result.output
+    assert result.stderr.count("Warning: sparse selector 'norm' is registered by both") == 1
 
 
 def test_clash_is_listed_by_plugins_command(runner):
@@ -94,11 +110,12 @@ class _Commands:
         register("plugins", lambda: None)
 
 
-def test_command_clash_stops_the_app_with_both_names():
+def test_command_clash_keeps_the_builtin_command(runner):
     pm = make_plugin_manager(load_installed=False)
     pm.register(_Commands(), name="lsgtool-dup")
-    with pytest.raises(PluginError, match="'lsgtool.commands' and 'lsgtool-dup'"):
-        create_app(pm)
+    result = runner.invoke(create_app(pm), ["plugins", "--json"])
+    assert result.exit_code == 0 and json.loads(result.stdout)["plugins"]  # the built-in `plugins` ran
+    assert "'lsgtool.commands' and 'lsgtool-dup'" in result.stderr
 
 
 class _BadName:
@@ -107,11 +124,28 @@ class _BadName:
         register("Top K", lambda inputs: None)
 
 
-def test_invalid_registration_names_the_plugin():
+def test_invalid_registration_names_the_plugin_and_is_skipped():
     pm = make_plugin_manager(load_installed=False)
     pm.register(_BadName(), name="lsgtool-badname")
-    with pytest.raises(PluginError, match="lsgtool-badname"):
-        pm.registry("sparse_selectors")
+    assert "norm" in pm.registry("sparse_selectors") and "Top K" not in pm.registry("sparse_selectors")
+    assert "plugin 'lsgtool-badname' registered an invalid sparse selector name 'Top K'" in pm.problems[0]
+
+
+def test_a_registry_without_a_manager_still_refuses_a_clash():
+    from lsgtool.core.registry import FAMILIES, Registry
+
+    registry = Registry(FAMILIES["sparse_selectors"])
+    registry.add("x", lambda inputs: None, "a")
+    with pytest.raises(PluginError, match="registered by both 'a' and 'b'"):
+        registry.add("x", lambda inputs: None, "b")
+
+
+def test_load_plugins_variable_naming_no_installed_plugin_is_reported(monkeypatch, runner):
+    monkeypatch.setenv("LSGTOOL_LOAD_PLUGINS", "nosuchplugin")
+    pm = make_plugin_manager()
+    assert any("LSGTOOL_LOAD_PLUGINS names 'nosuchplugin'" in p for p in pm.problems)
+    result = runner.invoke(create_app(pm), ["plugins"])
+    assert result.stderr.count("Warning: LSGTOOL_LOAD_PLUGINS names 'nosuchplugin'") == 1
 
 
 def test_registry_require_lists_available_names():

@@ -21,6 +21,18 @@ def _version(dist: str) -> str:
         return "not installed"
 
 
+def _cpu_runs_bf16() -> bool:
+    """Whether this CPU runs a bfloat16 matmul (torch runs it on any x86-64 CPU with AVX2; natively with
+    AVX512-BF16/AMX, see cpu_capability)."""
+    import torch
+
+    try:
+        x = torch.ones(4, 4, dtype=torch.bfloat16)
+        return bool((x @ x).float().sum().item() == 64.0)
+    except RuntimeError:
+        return False
+
+
 def collect(pm) -> dict[str, Any]:
     import torch
 
@@ -31,12 +43,15 @@ def collect(pm) -> dict[str, Any]:
         "versions": {d: _version(d) for d in ("lsgtool", "torch", "transformers", "datasets", "typer", "pluggy")},
         "device": torch.cuda.get_device_name(0) if cuda else "cpu",
         "cuda": torch.version.cuda if cuda else None,
-        "bf16_supported": bool(cuda and torch.cuda.is_bf16_supported()),
+        "cpu_capability": torch.backends.cpu.get_cpu_capability(),
+        "bf16_cpu": _cpu_runs_bf16(),
+        "bf16_cuda": bool(torch.cuda.is_bf16_supported()) if cuda else "no CUDA device",
         "threads": torch.get_num_threads(),
         "cpu_count": os.cpu_count(),
         "available_memory_gib": round(available_mb("cpu") / 1024, 2),
         "plugins": sorted(name for name, _ in pm.list_name_plugin()),
         "plugin_failures": [f"{f.name}: {f.reason}" for f in pm.failures],
+        "plugin_problems": list(pm.problems),
     }
 
 

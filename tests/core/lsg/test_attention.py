@@ -1,6 +1,5 @@
 """LSG attention against the dense float64 reference, SDPA, gradients, dtypes and memory."""
 
-import math
 
 import pytest
 import torch
