@@ -45,6 +45,9 @@ def candidate_files(explicit: Path | None = None, cwd: Path | None = None) -> li
     """Config files in increasing priority; an explicit path must exist."""
     explicit = explicit or (Path(os.environ[ENV_CONFIG]) if os.environ.get(ENV_CONFIG) else None)
     if explicit is not None:
+        if explicit.is_dir():
+            raise ConfigError(f"--config {explicit} is a folder, not a TOML file.",
+                              "pass a TOML file, e.g. --config lsgtool.toml.")
         if not explicit.is_file():
             raise ConfigError(f"config file '{explicit}' does not exist.", "pass an existing TOML file to --config.")
         return [explicit]

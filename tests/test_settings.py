@@ -111,3 +111,9 @@ def test_a_value_of_the_wrong_type_names_the_file(app, runner, tmp_path, monkeyp
     assert result.exit_code == 2 and "Traceback" not in result.stderr and "╭" not in result.stderr
     assert "invalid value for '--block'" in result.stderr and str(tmp_path / "lsgtool.toml") in result.stderr
     assert "Hint:" in result.stderr
+
+
+def test_config_that_is_a_folder_says_so(app, runner, tmp_path):
+    result = runner.invoke(app, ["--config", str(tmp_path), "echo"])
+    assert result.exit_code == 2 and f"--config {tmp_path} is a folder, not a TOML file" in result.stderr
+    assert "Hint:" in result.stderr

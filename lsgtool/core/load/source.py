@@ -72,15 +72,40 @@ def read_json(path: Path) -> dict[str, Any]:
     return data
 
 
-def _folder_source(name: str, folder: Path) -> Source:
+WEIGHT_PATTERNS = ("*.safetensors", "*.bin", "*.safetensors.index.json", "*.bin.index.json", "*.ckpt", "*.pt", "*.pth")
+
+
+def _folder_source(name: str, folder: Path, weights_needed: bool = True) -> Source:
     config_file = folder / "config.json"
+    present = sorted(p.name for p in folder.iterdir())
     if not config_file.is_file():
-        present = ", ".join(sorted(p.name for p in folder.iterdir())[:8]) or "nothing"
-        raise UsageError(f"'{folder}' is not a model folder: it has no config.json (it holds {present}).",
+        raise UsageError(f"'{folder}' is not a model folder: it has no config.json (it holds "
+                         f"{', '.join(present[:8]) or 'nothing'}).",
                          "pass a folder written by save_pretrained or `lsgtool convert`, a Hub id or a preset name.")
     config = read_json(config_file)
     kind, layout = classify(config, str(config_file))
+    if weights_needed and not any(any(folder.glob(pattern)) for pattern in WEIGHT_PATTERNS):
+        raise UsageError(f"'{folder}' has a config.json but no weights (no model.safetensors or pytorch_model.bin; "
+                         f"it holds {', '.join(present[:8])}).",
+                         "copy the weights into the folder (save_pretrained writes both), or pass another folder.")
     return Source(name, folder, kind, layout, config, str(folder))
+
+
+def hub_unreachable(timeout: float = 3.0) -> str | None:
+    """None when the Hub's host answers a TCP connection within ``timeout`` s, else why not (one quick probe
+    instead of huggingface_hub's five retries with back-off, ~30 s on a machine without network)."""
+    import socket
+    from urllib.parse import urlparse
+
+    from huggingface_hub.constants import ENDPOINT
+
+    url = urlparse(ENDPOINT)
+    host, port = url.hostname or "huggingface.co", url.port or (443 if url.scheme == "https" else 80)
+    try:
+        socket.create_connection((host, port), timeout=timeout).close()
+    except OSError as exc:
+        return f"{host}: {exc.strerror or exc}"
+    return None
 
 
 def _checkpoint_source(name: str, file: Path, config: Any) -> Source:
@@ -119,6 +144,9 @@ def snapshot(repo_id: str, revision: str | None = None, token: Any = None, cache
 
     offline = _offline() or bool(local_files_only)
     cache = _cache_dir(cache_dir)
+    unreachable = None if offline else hub_unreachable()
+    if unreachable is not None:
+        offline = True  # the cache may still hold it
     try:
         if offline:
             weights = ["*.safetensors", "*.bin", "*.ckpt"]
@@ -130,7 +158,8 @@ def snapshot(repo_id: str, revision: str | None = None, token: Any = None, cache
     except LocalEntryNotFoundError:
         raise UsageError(
             f"model '{repo_id}' is not on this machine: not a local path, not in the Hugging Face cache ({cache})"
-            + (" and the Hub is switched off (HF_HUB_OFFLINE=1)." if offline else " and the Hub could not be reached."),
+            + (f" and the Hub cannot be reached ({unreachable}): this machine looks offline." if unreachable
+               else " and the Hub is switched off (HF_HUB_OFFLINE=1)." if offline else " and the Hub could not be reached."),
             f"fetch it once while online (`hf download {repo_id}`), or pass a local folder or a preset "
             "(`lsgtool plugins` lists them).") from None
     except (RepositoryNotFoundError, GatedRepoError):
@@ -181,14 +210,15 @@ def resolve(name_or_path: str | os.PathLike, *, revision: str | None = None, tok
                        overrides=dict(preset.config))
     if path.is_file():
         if path.name == "config.json":
-            return _folder_source(name, path.parent)
+            return _folder_source(name, path.parent, weights_needed)
         if not path.name.endswith(CHECKPOINT_SUFFIXES):
             raise UsageError(f"'{path}' is a file, not a model folder or a checkpoint ({', '.join(CHECKPOINT_SUFFIXES)}).",
                              "pass the folder that holds config.json and the weights.")
         return _checkpoint_source(name, path, config)
     if path.is_dir():
-        return _folder_source(name, path)
+        return _folder_source(name, path, weights_needed)
     if _looks_like_a_path(name) or not HUB_ID.match(name):
         raise UsageError(f"no such file or folder: '{path}'.",
                          f"pass an existing model folder, a Hub id (org/name) or a preset: {', '.join(presets)}.")
-    return replace(_folder_source(name, snapshot(name, revision, token, cache_dir, bool(local_files_only))), name=name)
+    folder = snapshot(name, revision, token, cache_dir, bool(local_files_only))
+    return replace(_folder_source(name, folder, weights_needed), name=name)

@@ -181,10 +181,32 @@ def test_bad_paths_and_configs_say_what_is_wrong(tmp_path):
     (broken / "config.json").write_text(json.dumps({"hidden_size": 8}))
     with pytest.raises(UsageError, match="names no model_type and is not a LOCOST configuration"):
         lsgtool.load(broken)
+    (broken / "config.json").write_text(json.dumps({"model_type": "bert", "hidden_size": 32, "num_hidden_layers": 1,
+                                                    "num_attention_heads": 4, "intermediate_size": 37}))
+    with pytest.raises(UsageError, match="has a config.json but no weights"):
+        lsgtool.load(broken)
+    assert lsgtool.load(broken, random_init=True).config.hidden_size == 32  # random weights need the config only
     (broken / "config.json").unlink()
     (broken / "notes.txt").write_text("x")
     with pytest.raises(UsageError, match="has no config.json .it holds notes.txt"):
         lsgtool.load(broken)
+
+
+def test_an_unreachable_hub_is_one_quick_probe_not_minutes_of_retries(tmp_path, monkeypatch):
+    import time
+
+    from lsgtool.core.load import source
+
+    monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
+    monkeypatch.setattr("huggingface_hub.constants.HF_HUB_OFFLINE", False)
+    monkeypatch.setattr("huggingface_hub.constants.ENDPOINT", "https://hub.invalid")  # no such host resolves
+    assert source.hub_unreachable().startswith("hub.invalid: ")
+    start = time.perf_counter()
+    with pytest.raises(UsageError) as info:
+        lsgtool.load("someone/anything", cache_dir=str(tmp_path / "cache"))
+    assert time.perf_counter() - start < 10
+    assert "the Hub cannot be reached (hub.invalid: " in info.value.message and "looks offline" in info.value.message
+    assert str(tmp_path / "cache") in info.value.message
 
 
 def test_tokenizer_that_is_missing_or_broken_is_an_error_naming_why(tmp_path, tiny_folder):
