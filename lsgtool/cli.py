@@ -147,6 +147,18 @@ class LsgtoolGroup(TyperGroup):
         sys.exit(code if isinstance(code, int) else 0)
 
 
+def _quiet_hf_bars() -> None:
+    """transformers' and the Hub's tqdm bars ("Loading weights", "Writing model shards") would clutter stderr
+    beside lsgtool's own progress, even under --json: off, unless the user set HF_HUB_DISABLE_PROGRESS_BARS.
+    Their warnings stay."""
+    if os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1") != "1":
+        return
+    if "transformers.utils.logging" in sys.modules:  # imported already (read the variable at import)
+        sys.modules["transformers.utils.logging"].disable_progress_bar()
+    elif "huggingface_hub.utils" in sys.modules:
+        sys.modules["huggingface_hub.utils"].disable_progress_bars()
+
+
 def _show_version(value: bool) -> None:
     if value:
         from lsgtool import __version__
@@ -210,6 +222,7 @@ def _root_callback(pm) -> Callable[..., None]:
         ctx.default_map = {**(ctx.default_map or {}), **settings.commands}
         ctx.obj = AppState(pm=pm, debug=debug, settings=settings)
         pm.activate()  # lsgtool.core reads this manager's selectors, SSM variants, adapters and presets
+        _quiet_hf_bars()
         route_warnings()
         for failure in pm.failures:
             stderr().print(

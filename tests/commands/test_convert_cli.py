@@ -26,7 +26,7 @@ def test_convert_writes_verified_folder_and_json_summary(app, runner, tiny_folde
     assert summary["checks"]["passed"] and summary["checks"]["source_max_abs_diff"] <= 1e-4
     assert summary["parameters_added"] == 512 * 32 + (512 - 64) * 32  # global table + new positions
     assert json.loads((out / "tokenizer_config.json").read_text())["model_max_length"] == 512
-    assert json.loads((out / "config.json").read_text())["model_type"] == "lsg"
+    assert json.loads((out / "config.json").read_text())["model_type"] == "lsg" == summary["model_type"]
     table = runner.invoke(app, ["convert", str(tiny_folder), "--out", str(out), "--max-length", "512", "--overwrite",
                                 "--layout", "authors"])
     assert table.exit_code == 0 and "verification" in table.stdout and "passed" in table.stdout
@@ -95,3 +95,16 @@ def test_minilm_preset_is_the_embedded_default(app, runner, tmp_path):
     listing = json.loads(runner.invoke(app, ["plugins", "--json"]).stdout)
     builtin = next(p for p in listing["plugins"] if p["name"] == "lsgtool.plugins.builtins")
     assert "minilm" in builtin["registers"]["presets"] and "bert" in builtin["registers"]["architectures"]
+
+
+def test_no_transformers_progress_bars_on_stderr(tiny_folder, tmp_path):
+    import subprocess
+    import sys
+
+    env = {k: v for k, v in os.environ.items() if k != "HF_HUB_DISABLE_PROGRESS_BARS"}
+    done = subprocess.run([sys.executable, "-m", "lsgtool", "convert", str(tiny_folder), "--out", str(tmp_path / "o"),
+                           "--max-length", "128", "--block", "16", "--json"],
+                          env={**env, "LSGTOOL_LOAD_PLUGINS": ""}, capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr
+    assert "Loading weights" not in done.stderr and "Writing model shards" not in done.stderr and "it/s" not in done.stderr
+    assert json.loads(done.stdout)["checks"]["passed"]

@@ -52,6 +52,10 @@ class LocostConfig(T5Config):
         self.ssm_variant, self.dt_min, self.dt_max, self.chunk_size = ssm_variant, dt_min, dt_max, chunk_size
         self.local_radius, self.global_block_size = local_radius, global_block_size
         self.encoder_attention_type, self.use_fast_fft_conv = encoder_attention_type, use_fast_fft_conv
+        # the authors' token ids (T5's vocabulary): generate() needs the decoder start, which T5Config lacks
+        kwargs.setdefault("pad_token_id", 0)
+        kwargs.setdefault("eos_token_id", 1)
+        kwargs.setdefault("decoder_start_token_id", 0)
         super().__init__(vocab_size=vocab_size, d_model=d_model, d_kv=d_kv, d_ff=d_ff, num_layers=num_layers,
                          num_decoder_layers=num_decoder_layers, num_heads=num_heads,
                          feed_forward_proj=feed_forward_proj, **kwargs)

@@ -35,6 +35,11 @@ def test_doctor_reports_json(monkeypatch, through_entry_point):
     assert data["device"] == ("cpu" if not torch.cuda.is_available() else torch.cuda.get_device_name(0))
     assert "doctor" in data["plugins"] and "lsgtool.plugins.builtins" in data["plugins"]
     assert data["available_memory_gib"] > 0
+    # bfloat16 on this CPU and on CUDA are separate facts: a CPU runs bf16 even where no GPU exists
+    x = torch.ones(2, 2, dtype=torch.bfloat16)
+    assert data["bf16_cpu"] is bool((x @ x).float().sum() == 8)
+    assert data["bf16_cuda"] == (torch.cuda.is_bf16_supported() if torch.cuda.is_available() else "no CUDA device")
+    assert data["cpu_capability"] == torch.backends.cpu.get_cpu_capability()
 
 
 def test_doctor_table_and_plugins_listing(monkeypatch):
