@@ -64,3 +64,50 @@ def tiny_folder(tmp_path):
     model.save_pretrained(folder)
     tokenizer.save_pretrained(folder)
     return folder
+
+
+class Terminal:
+    """Run ``python -m lsgtool ARGS`` on a pseudo-terminal (stdin, stdout and stderr are a tty), answering
+    its questions: ``answers`` are (text to wait for, reply) pairs, in order."""
+
+    def __init__(self, args, answers=(), cwd=None, env=None, timeout=180):
+        import pty
+        import select
+        import subprocess
+        import sys
+        import time
+
+        environment = {k: v for k, v in os.environ.items() if k != "CI"}  # a person, not CI
+        environment.update({"NO_COLOR": "1", "COLUMNS": "160", "TERM": "xterm", **(env or {})})
+        master, slave = pty.openpty()
+        process = subprocess.Popen([sys.executable, "-m", "lsgtool", *args], stdin=slave, stdout=slave, stderr=slave,
+                                   cwd=cwd, env=environment, close_fds=True)
+        os.close(slave)
+        output, seen, pending = b"", 0, list(answers)
+        deadline = time.time() + timeout
+        while time.time() < deadline:
+            ready, _, _ = select.select([master], [], [], 0.2)
+            if ready:
+                try:
+                    chunk = os.read(master, 65536)
+                except OSError:  # the child closed the terminal
+                    break
+                if not chunk:
+                    break
+                output += chunk
+                if pending and pending[0][0].encode() in output[seen:]:
+                    seen = len(output)
+                    os.write(master, (pending.pop(0)[1] + "\n").encode())
+            elif process.poll() is not None:
+                break
+        else:
+            process.kill()
+        self.returncode = process.wait()
+        os.close(master)
+        self.output = output.decode(errors="replace").replace("\r\n", "\n")
+        self.unanswered = [question for question, _ in pending]
+
+
+@pytest.fixture
+def terminal():
+    return Terminal

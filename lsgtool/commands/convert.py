@@ -19,7 +19,11 @@ CONVERT_FLAGS = {"sparse_block_size": "--sparse-block", "block_size": "--block",
 
 
 def convert_command(
-    model: Annotated[str, typer.Argument(metavar="MODEL", help="Local folder, Hugging Face Hub id, or preset name (e.g. minilm) of the model to convert.")],
+    ctx: typer.Context,
+    model: Annotated[Optional[str], typer.Argument(
+        metavar="MODEL", show_default=False,
+        help="Local folder, Hugging Face Hub id, or preset name (e.g. minilm) of the model to convert; "
+             "asked for on a terminal when left out.")] = None,
     out: Annotated[Optional[Path], typer.Option(help="Output folder (default: ./<model>-lsg-<max-length>).")] = None,
     max_length: Annotated[int, typer.Option(help="New maximum sequence length.", min=1)] = 4096,
     block: Annotated[int, typer.Option(help="Local block size S.", min=1)] = 128,
@@ -42,6 +46,9 @@ def convert_command(
     no_tokenizer: Annotated[bool, typer.Option(
         "--no-tokenizer", help="Convert without a tokenizer: global tokens from the config's special token ids.")] = False,
     trust_remote_code: Annotated[bool, typer.Option(help="Allow the source model's own Hub code to run.")] = False,
+    guided: Annotated[bool, typer.Option(
+        "--guided", help="On a terminal: choose the task, then the recommended block size, sparsity factor, selector "
+                         "and global tokens (LSG paper, App. E), see keys per query and reach, confirm.")] = False,
     as_json: JsonOption = False,
 ) -> None:
     """Convert MODEL to LSG attention for long inputs, save it, reload it and verify it."""
@@ -52,6 +59,26 @@ def convert_command(
     from lsgtool.core.lsg.config import LSGConfig
     from lsgtool.core.writing import check_target, clean_stale
 
+    from lsgtool.commands._prompt import choose, interactive, model_choices
+
+    if model is None:
+        if not interactive(as_json):
+            raise UsageError("missing argument 'MODEL'.", "usage: lsgtool convert [OPTIONS] MODEL — a model folder, "
+                             "a Hub id or a preset (`lsgtool plugins` lists them), e.g. lsgtool convert minilm.")
+        model = choose("Which model should become an LSG model?", model_choices(), default="minilm")
+    if guided:
+        if not interactive(as_json):
+            raise UsageError("--guided asks questions and needs a terminal (not a pipe, CI or --json).",
+                             "pass the settings as options instead, e.g. --block 128 --factor 4 --sparse norm.")
+        from lsgtool.commands._guided import guided as ask_settings
+        from lsgtool.core.registry import get_registry
+
+        names = {"max_length": max_length, "block": block, "factor": factor, "sparse": sparse,
+                 "global_tokens": global_tokens}
+        given = {k: v for k, v in names.items() if ctx.get_parameter_source(k).name == "COMMANDLINE"}
+        answers = ask_settings(given, list(get_registry("sparse_selectors")))
+        max_length, block, factor = answers.max_length, answers.block, answers.factor
+        sparse, global_tokens = answers.sparse, answers.global_tokens
     with flag_names(CONVERT_FLAGS):  # validate before loading
         LSGConfig(block_size=block, sparse_block_size=sparse_block if sparse_block is not None else block,
                   sparsity_factor=factor, sparsity_type=sparse, num_global_tokens=global_tokens)

@@ -37,6 +37,8 @@ def plugins_command(ctx: typer.Context, as_json: JsonOption = False) -> None:
 
 def _presets(pm) -> list[dict[str, Any]]:
     """What each preset is and whether its weights are on this machine (no download, no model loading)."""
+    from lsgtool.core.presets import weights_here
+
     try:
         presets = pm.registry("presets")
     except Exception:  # a broken preset plugin: listed under errors below
@@ -45,20 +47,8 @@ def _presets(pm) -> list[dict[str, Any]]:
     for name in presets:
         preset = presets[name]
         out.append({"name": name, "architecture": preset.architecture, "description": preset.description,
-                    "weights": preset.weights, "on_this_machine": _present(preset.weights), "hint": preset.hint})
+                    "weights": preset.weights, "on_this_machine": weights_here(preset), "hint": preset.hint})
     return out
-
-
-def _present(weights: str | None) -> bool:
-    from pathlib import Path
-
-    if weights is None:
-        return False
-    if Path(weights).exists():
-        return True
-    from huggingface_hub import try_to_load_from_cache
-
-    return isinstance(try_to_load_from_cache(weights, "config.json"), str)
 
 
 def _render(console: Console, data: dict[str, Any]) -> None:

@@ -119,7 +119,12 @@ def summarize_command(
     from lsgtool.summarize.inputs import files
 
     if not inputs and dataset is None:
-        raise UsageError("no input given.", "pass files, folders or - (standard input), or --dataset NAME_OR_PATH.")
+        from lsgtool.commands._prompt import choose, document_choices, interactive
+
+        if not interactive(as_json):
+            raise UsageError("no input given.", "pass files, folders or - (standard input), or --dataset NAME_OR_PATH.")
+        inputs = [choose("Which document should be summarised? (.txt, .md, .pdf, .epub, a folder)",
+                         document_choices())]
     if inputs and dataset is not None:
         raise UsageError("inputs and --dataset were both given.", "summarise either files or a dataset's rows.")
     if resume and overwrite:

@@ -26,3 +26,16 @@ class ModelPreset:
     @property
     def kind(self) -> str:
         return "locost" if self.architecture == "locost" else "transformers"
+
+
+def weights_here(preset: ModelPreset) -> bool:
+    """Whether the preset's weights are on this machine (a local path, or the Hugging Face cache); no download."""
+    from pathlib import Path
+
+    if preset.weights is None:
+        return False
+    if Path(preset.weights).exists():
+        return True
+    from huggingface_hub import try_to_load_from_cache
+
+    return isinstance(try_to_load_from_cache(preset.weights, "config.json"), str)
