@@ -64,7 +64,8 @@ def read_file(path: Path) -> dict[str, dict[str, Any]]:
             f"config file '{path}' is not valid TOML: {exc}.", "fix the line named above or move the file away."
         ) from exc
     except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"config file '{path}' cannot be read: {exc}.") from exc
+        raise ConfigError(f"config file '{path}' cannot be read: {exc}.",
+                          "check the file's permissions and encoding (UTF-8), or move it away.") from exc
     commands: dict[str, dict[str, Any]] = {}
     for command, table in data.items():
         if not isinstance(table, dict):

@@ -115,7 +115,7 @@ def model_step(target: dict, variant: str, length: int, setup, mode: str, device
     model = _build(target, variant, length, setup.block, setup.factor)
     limit = _positions(model)
     if limit is not None and length > limit:
-        raise UsageError(f"longer than the model's {limit} positions")
+        raise UsageError(f"longer than the model's {limit} positions", "profile lengths up to the model's positions.")
     model = model.to(device=device, dtype=dtype)
     vocab = model.config.vocab_size
     generator = torch.Generator().manual_seed(0)

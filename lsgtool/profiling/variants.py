@@ -159,7 +159,7 @@ def mixer(name: str, setup: Setup) -> nn.Module:
         return S4D(SSMShape(d_model=setup.hidden, ssm_variant=name.removeprefix("locost-")))
     if name in PEERS:
         return _Peer(name, setup)
-    raise UsageError(f"unknown variant {name!r}.")
+    raise UsageError(f"unknown variant {name!r}.", "`lsgtool profile --help` lists the variants.")
 
 
 class _Block(nn.Module):

@@ -229,3 +229,15 @@ def test_plots_need_matplotlib_which_is_checked_before_measuring(app, runner, tm
                                "--out", str(tmp_path / "b"), "--json"])
     assert done.exit_code == 0, done.output
     assert sorted(p.name for p in (tmp_path / "b").iterdir()) == ["results.csv", "results.json"]
+
+
+def test_flags_win_over_quick_and_the_title_never_says_none_threads(app, runner, tmp_path):
+    result = runner.invoke(app, ["profile", "--quick", "--hidden", "32", "--heads", "4", "--lengths", "256",
+                                 "--variants", "full", "--repeats", "1", "--out", str(tmp_path / "a"), "--json"])
+    assert result.exit_code == 0, result.output
+    meta = json.loads(result.stdout)["meta"]
+    assert (meta["hidden"], meta["heads"]) == (32, 4)  # not --quick's 64 and 4
+    failed = runner.invoke(app, ["profile", "--lengths", "256", "--variants", "full", *TINY, "--budget", "0.001",
+                                 "--out", str(tmp_path / "b")], env={"COLUMNS": "200"})
+    assert failed.exit_code == 0 and "over the 0.001 s budget" in failed.stdout
+    assert "None threads" not in failed.stdout and "torch's default threads" in failed.stdout
