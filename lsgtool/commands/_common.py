@@ -7,6 +7,7 @@ import logging
 import re
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from enum import Enum
 from typing import Annotated, Any, Callable
 
 import typer
@@ -15,6 +16,35 @@ from rich.console import Console
 from lsgtool.core.errors import LsgtoolError
 
 JsonOption = Annotated[bool, typer.Option("--json", help="Print the result as JSON on stdout.")]
+
+
+class Device(str, Enum):
+    cpu = "cpu"
+    cuda = "cuda"
+
+
+class DType(str, Enum):
+    float32 = "float32"
+    bfloat16 = "bfloat16"
+    float16 = "float16"
+
+
+def positive(value: float | None) -> float | None:
+    """Option callback: a number that must be above zero when given."""
+    if value is not None and value <= 0:
+        raise typer.BadParameter(f"{value:g} is not positive.")
+    return value
+
+
+def require_device(device: Device) -> None:
+    """--device cuda on a machine whose torch sees no CUDA device is a usage error, checked before work."""
+    if device is Device.cuda:
+        import torch
+
+        from lsgtool.core.errors import UsageError
+
+        if not torch.cuda.is_available():
+            raise UsageError("--device cuda, but torch sees no CUDA device here.", "use --device cpu.")
 
 
 @dataclass

@@ -12,7 +12,7 @@ from rich.live import Live
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from lsgtool.commands._common import JsonOption, emit, flag_names, stderr
+from lsgtool.commands._common import DType, Device, JsonOption, emit, flag_names, positive, require_device, stderr
 from lsgtool.core.errors import Interrupted
 
 DEFAULT_VARIANTS = "full,lsg-norm,locost,longformer,bigbird,longt5,led"
@@ -30,23 +30,6 @@ class Level(str, Enum):
 class Mode(str, Enum):
     inference = "inference"
     train = "train"
-
-
-class Device(str, Enum):
-    cpu = "cpu"
-    cuda = "cuda"
-
-
-class DType(str, Enum):
-    float32 = "float32"
-    bfloat16 = "bfloat16"
-    float16 = "float16"
-
-
-def _positive(value: float | None) -> float | None:
-    if value is not None and value <= 0:
-        raise typer.BadParameter(f"{value:g} is not positive.")
-    return value
 
 
 def profile_command(
@@ -76,9 +59,9 @@ def profile_command(
         help="CPU threads per point.", min=1, show_default="torch's, all cores")] = None,
     repeats: Annotated[int, typer.Option(help="Timed runs per point after a warm-up (median reported).", min=1)] = 3,
     budget: Annotated[float, typer.Option(help="Seconds one point may take before it is abandoned.",
-                                          callback=_positive)] = 120.0,
+                                          callback=positive)] = 120.0,
     memory_limit: Annotated[Optional[float], typer.Option(
-        help="MB a point may use; passing it ends the point.", callback=_positive,
+        help="MB a point may use; passing it ends the point.", callback=positive,
         show_default="the memory available at the start")] = None,
     find_max: Annotated[bool, typer.Option(
         "--find-max", help="For each variant, bisect for the longest length that fits in the memory limit "
@@ -107,11 +90,7 @@ def profile_command(
         from lsgtool.profiling.report import require_plotting
 
         require_plotting()
-    if device is Device.cuda:
-        import torch
-
-        if not torch.cuda.is_available():
-            raise UsageError("--device cuda, but torch sees no CUDA device here.", "use --device cpu.")
+    require_device(device)
     target = None
     if variants is not None and not variants.strip(", "):
         raise UsageError("--variants is empty.", "name at least one variant, e.g. --variants full,lsg-norm.")

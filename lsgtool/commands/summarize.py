@@ -12,7 +12,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from lsgtool.commands._common import JsonOption, emit
+from lsgtool.commands._common import DType, Device, JsonOption, emit, positive, require_device
 
 KNOWN_SUMMARISERS = ("ccdv/lsg-bart-base-16384-arxiv", "ccdv/lsg-bart-base-16384-pubmed", "ccdv/lsg-bart-base-4096-arxiv",
                      "ccdv/lsg-bart-base-4096-pubmed")
@@ -38,23 +38,6 @@ class Format(str, Enum):
     jsonl = "jsonl"
 
 
-class Device(str, Enum):
-    cpu = "cpu"
-    cuda = "cuda"
-
-
-class DType(str, Enum):
-    float32 = "float32"
-    bfloat16 = "bfloat16"
-    float16 = "float16"
-
-
-def _positive(value: float | None) -> float | None:
-    if value is not None and value <= 0:
-        raise typer.BadParameter(f"{value:g} is not positive.")
-    return value
-
-
 def summarize_command(
     inputs: Annotated[Optional[list[str]], typer.Argument(
         metavar="INPUT", help="Files (.txt, .md, .pdf, .epub), folders (every such file in them) or - for standard input.",
@@ -76,7 +59,7 @@ def summarize_command(
     num_beams: Annotated[Optional[int], typer.Option(min=1, show_default="the model's, else the paper's")] = None,
     length_penalty: Annotated[Optional[float], typer.Option(show_default="the model's, else the paper's")] = None,
     no_repeat_ngram_size: Annotated[Optional[int], typer.Option(min=0, show_default="the model's, else 0")] = None,
-    repetition_penalty: Annotated[Optional[float], typer.Option(callback=_positive,
+    repetition_penalty: Annotated[Optional[float], typer.Option(callback=positive,
                                                                 show_default="the model's, else 1.0")] = None,
     overflow: Annotated[Overflow, typer.Option(
         help="When the input is longer than one pass takes: auto (summaries of windows, then of their summaries), "
@@ -90,7 +73,7 @@ def summarize_command(
     dtype: Annotated[Optional[DType], typer.Option(help="float32, bfloat16 or float16.",
                                                    show_default="the model's")] = None,
     memory_limit: Annotated[Optional[float], typer.Option(
-        help="MB one pass may use beyond the weights; longer inputs take the overflow route.", callback=_positive,
+        help="MB one pass may use beyond the weights; longer inputs take the overflow route.", callback=positive,
         show_default="the memory available")] = None,
     resume: Annotated[bool, typer.Option("--resume", help="Skip inputs already summarised with the same model and "
                                                           "settings (records next to the outputs).")] = False,
@@ -129,11 +112,7 @@ def summarize_command(
         raise UsageError("inputs and --dataset were both given.", "summarise either files or a dataset's rows.")
     if resume and overwrite:
         raise UsageError("--resume and --overwrite contradict each other.", "pass one of them.")
-    if device is Device.cuda:
-        import torch
-
-        if not torch.cuda.is_available():
-            raise UsageError("--device cuda, but torch sees no CUDA device here.", "use --device cpu.")
+    require_device(device)
     jobs = dataset_jobs(dataset, split, text_column, summary_column, limit) if dataset else files(inputs)
     if rouge:
         from lsgtool.summarize.scoring import _scorer

@@ -21,7 +21,7 @@ from typing import Any
 
 from lsgtool.core.errors import UsageError
 
-__all__ = ["MARKER", "check_target", "clean_stale", "publish", "read_marker", "stage", "write_marker"]
+__all__ = ["MARKER", "check_target", "clean_stale", "pid_alive", "publish", "read_marker", "stage", "write_marker"]
 
 MARKER = ".lsgtool.json"
 STAGING = ".lsgtool-staging.json"
@@ -92,7 +92,8 @@ def _probe_writable(parent: Path, out: Path, flag: str) -> None:
                          f"choose a folder you can write to for {flag}.") from None
 
 
-def _alive(pid: int) -> bool:
+def pid_alive(pid: int) -> bool:
+    """Whether a process with this id runs (on this machine)."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
@@ -114,7 +115,7 @@ def clean_stale(out: str | Path) -> list[Path]:
             info = json.loads((candidate / STAGING).read_text())
         except (OSError, ValueError):
             continue  # not ours, or not ours to judge
-        if info.get("host") != socket.gethostname() or _alive(int(info.get("pid", 0))):
+        if info.get("host") != socket.gethostname() or pid_alive(int(info.get("pid", 0))):
             continue
         shutil.rmtree(candidate, ignore_errors=True)
         removed.append(candidate)

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from lsgtool.core.errors import Interrupted, LsgtoolError, UsageError
+from lsgtool.core.writing import pid_alive
 from lsgtool.summarize.inputs import Job
 from lsgtool.summarize.render import SUFFIX, render
 
@@ -41,22 +42,12 @@ def write_atomic(path: Path, text: str) -> None:
     os.replace(tmp, path)
 
 
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
 def clean_stale(folder: Path) -> list[str]:
     """Remove temporary files of lsgtool runs that died (pid in the name, no such process)."""
     removed = []
     for tmp in [*folder.glob(f".*{TMP}"), *(folder / STATE).rglob(f".*{TMP}")]:
         pid = tmp.name[: -len(TMP)].rsplit(".", 1)[-1]
-        if pid.isdigit() and not _alive(int(pid)):
+        if pid.isdigit() and not pid_alive(int(pid)):
             tmp.unlink(missing_ok=True)
             removed.append(tmp.name)
     return removed

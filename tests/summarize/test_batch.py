@@ -67,7 +67,8 @@ def test_files_lsgtool_did_not_write_are_never_overwritten(runner, app, models, 
     assert mine.read_text() == "my own notes"
 
 
-def test_a_killed_batch_resumes_where_it_stopped(models, tmp_path, text):
+def _batch_until_two_are_written(models, tmp_path, text):
+    """A 12-document batch in a subprocess, returned once two outputs are written: (process, command, env, out)."""
     folder = tmp_path / "docs"
     folder.mkdir()
     for i in range(12):
@@ -76,11 +77,17 @@ def test_a_killed_batch_resumes_where_it_stopped(models, tmp_path, text):
     command = [sys.executable, "-m", "lsgtool", "summarize", str(folder), "--model", str(models / "bart-lsg"),
                "--max-new-tokens", "24", "--num-beams", "4", "--out", str(out)]
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "LSGTOOL_LOAD_PLUGINS": ""}
-    process = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    process = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     records = out / ".lsgtool-summaries" / "records"
     deadline = time.time() + 120
     while time.time() < deadline and len(list(records.glob("*.json")) if records.is_dir() else []) < 2:
         time.sleep(0.02)
+    return process, command, env, out
+
+
+def test_a_killed_batch_resumes_where_it_stopped(models, tmp_path, text):
+    process, command, env, out = _batch_until_two_are_written(models, tmp_path, text)
+    records = out / ".lsgtool-summaries" / "records"
     process.send_signal(signal.SIGKILL)
     process.wait()
     finished = len(list(records.glob("*.json")))
@@ -185,19 +192,8 @@ def test_batch_size_generates_together_what_one_by_one_gives(runner, app, models
 
 
 def test_ctrl_c_keeps_what_is_finished_and_says_how_to_go_on(models, tmp_path, text):
-    folder = tmp_path / "docs"
-    folder.mkdir()
-    for i in range(12):
-        (folder / f"doc{i:02d}.txt").write_text(text(2))
-    out = tmp_path / "out"
-    command = [sys.executable, "-m", "lsgtool", "summarize", str(folder), "--model", str(models / "bart-lsg"),
-               "--max-new-tokens", "24", "--num-beams", "4", "--out", str(out)]
-    env = {**os.environ, "HF_HUB_OFFLINE": "1", "LSGTOOL_LOAD_PLUGINS": ""}
-    process = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    process, _, _, out = _batch_until_two_are_written(models, tmp_path, text)
     records = out / ".lsgtool-summaries" / "records"
-    deadline = time.time() + 120
-    while time.time() < deadline and len(list(records.glob("*.json")) if records.is_dir() else []) < 2:
-        time.sleep(0.02)
     process.send_signal(signal.SIGINT)
     _, stderr = process.communicate(timeout=60)
     assert process.returncode == 130
