@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Annotated, Any, Callable, Optional
 
 import typer
+
 try:  # typer 0.2x vendors click
     from typer._click import exceptions as click_errors
     from typer._click.core import ParameterSource
@@ -92,8 +93,8 @@ class _Argument(TyperArgument):
     """Usage lines name a required argument as ``MODEL`` (click's convention), not typer's ``{MODEL}``."""
 
     def _usage_display_name(self) -> str:
-        name = super()._usage_display_name()
-        return name[1:-1] if name.startswith("{") and name.endswith("}") else name.replace("}...", "...").lstrip("{")
+        name = self.metavar or (self.name or "arg").upper()
+        return (name if self.required else f"[{name}]") + ("..." if self.nargs != 1 else "")
 
 
 class _Flag(TyperOption):
@@ -129,7 +130,7 @@ class LsgtoolGroup(TyperGroup):
 
     def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
         argv = sys.argv[1:] if args is None else list(args)
-        completing = any(name.endswith("_COMPLETE") for name in os.environ)
+        completing = (complete_var or f"_{(prog_name or 'lsgtool').replace('-', '_').upper()}_COMPLETE") in os.environ
         if not standalone_mode or completing:
             return super().main(argv, prog_name, complete_var, standalone_mode, **extra)
         if not argv:

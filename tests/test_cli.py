@@ -28,8 +28,13 @@ class _Failing:
             """Fail at run time."""
             raise RuntimeError("disk on fire")
 
+        def greet(name: str):
+            """Greet NAME (a required argument)."""
+            print(f"hello {name}")
+
         register("pick", pick)
         register("crash", crash)
+        register("greet", greet)
 
 
 @pytest.fixture
@@ -92,7 +97,7 @@ def test_no_command_prints_help_and_exits_0(app, runner):
     (["convert"], "Error: missing argument 'MODEL'.", "Hint: usage: lsgtool convert [OPTIONS] MODEL"),
     (["pick", "--blok", "3"], "Error: no such option: --blok.", "Hint: did you mean --block?"),
     (["pick", "--block", "abc"], "Error: invalid value for '--block'", "Hint: see `lsgtool pick --help` for what --block"),
-    (["picky"], "Error: no such command 'picky'.", "Hint: commands: convert, crash, pick, plugins, profile"),
+    (["picky"], "Error: no such command 'picky'.", "Hint: commands: convert, crash, greet, pick, plugins, profile"),
 ])
 def test_parsing_mistakes_get_the_house_error_lines(app, runner, args, error, hint):
     result = runner.invoke(app, args)
@@ -110,7 +115,12 @@ def test_unknown_command_names_the_plugin_variable_when_it_is_set(app, runner, m
 
 def test_help_shows_plain_argument_names_and_no_bool_placeholder(app, runner):
     result = runner.invoke(app, ["convert", "--help"], env={"COLUMNS": "200"})
-    assert "lsgtool convert [OPTIONS] MODEL" in result.stdout and "{MODEL}" not in result.stdout
+    # MODEL may be left out (it is asked for on a terminal); summarize's inputs are a list
+    assert "lsgtool convert [OPTIONS] [MODEL]" in result.stdout and "{" not in result.stdout
+    assert "lsgtool summarize [OPTIONS] [INPUT]..." in runner.invoke(app, ["summarize", "--help"]).stdout
+    assert "lsgtool greet [OPTIONS] NAME" in runner.invoke(app, ["greet", "--help"]).stdout  # required: bare
+    missing = runner.invoke(app, ["greet"])
+    assert missing.exit_code == 2 and "Hint: usage: lsgtool greet [OPTIONS] NAME" in missing.stderr
     assert "<bool>" not in result.stdout and "--overwrite" in result.stdout
 
 
