@@ -89,8 +89,9 @@ def convert_command(
     out = check_target(out or Path(f"{Path(model.rstrip('/')).name}-lsg-{max_length}"), overwrite)
     for stale in clean_stale(out):
         stderr().print(f"Removed {stale}: the staging folder of an earlier run that was killed.", markup=False)
-    with Progress(SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(), console=stderr(),
-                  transient=True, disable=as_json) as progress:
+    console = stderr()  # the spinner is for a person at a terminal: a log or pipe gets no stray blank line
+    with Progress(SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(), console=console,
+                  transient=True, disable=as_json or not console.is_terminal) as progress:
         step = progress.add_task(f"loading and converting {model}")
         remote = {"trust_remote_code": True} if trust_remote_code else {}
         lsg_model, tok, report = convert(

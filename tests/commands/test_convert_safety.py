@@ -138,3 +138,14 @@ def test_bad_values_name_the_flag(app, runner, tiny_folder, tmp_path, args, mess
 def test_an_unwritable_out_is_refused_before_loading(app, runner, tiny_folder, tmp_path):
     result = runner.invoke(app, ["convert", str(tmp_path / "missing-model"), "--out", "/proc/x"])
     assert result.exit_code == 2 and "--out /proc/x: cannot write in '/proc'" in result.stderr
+
+
+def test_an_error_off_a_terminal_is_exactly_the_two_lines(app, runner, tmp_path):
+    folder = tmp_path / "config-only"
+    folder.mkdir()
+    (folder / "config.json").write_text(json.dumps({"model_type": "bert", "hidden_size": 32}))
+    result = runner.invoke(app, ["convert", str(folder), "--out", str(tmp_path / "o")])
+    assert result.exit_code == 2
+    lines = result.stderr.splitlines()
+    assert len(lines) == 2 and lines[0].startswith("Error: ") and "has a config.json but no weights" in lines[0]
+    assert lines[1].startswith("Hint: ")
