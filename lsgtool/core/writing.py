@@ -40,9 +40,13 @@ def read_marker(folder: Path) -> dict[str, Any] | None:
 
 
 def write_marker(folder: Path, **fields: Any) -> None:
-    from lsgtool import __version__
+    from importlib.metadata import PackageNotFoundError, version
 
-    (Path(folder) / MARKER).write_text(json.dumps({"written_by": "lsgtool", "version": __version__, **fields},
+    try:
+        written_with = version("lsgtool")
+    except PackageNotFoundError:  # run from a source tree that is not installed
+        written_with = "unknown"
+    (Path(folder) / MARKER).write_text(json.dumps({"written_by": "lsgtool", "version": written_with, **fields},
                                                   indent=2) + "\n")
 
 
