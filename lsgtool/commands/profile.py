@@ -172,7 +172,7 @@ def _measure(live, work):
 
 def _title(plan, meta) -> str:
     return (f"lsgtool profile — {meta['model'] or meta['level']}, {plan.mode}, {plan.device} {plan.dtype}, "
-            + (f"{plan.threads} threads" if plan.threads else "torch's default threads"))
+            + _threads(plan.threads))
 
 
 def _profile(plan, meta: dict, out: Path, as_json: bool, plots: bool) -> None:
@@ -232,8 +232,12 @@ def _find_max(plan, meta: dict, out: Path, as_json: bool, plots: bool) -> None:
     _raise_if_interrupted(meta, out)
 
 
-def _threads(meta: dict) -> str:
-    return f"{meta['threads']} threads" if meta.get("threads") else "torch's default threads"
+def _threads(count: int | None) -> str:
+    return f"{count} threads" if count else "torch's default threads"
+
+
+def _incomplete(meta: dict) -> str:
+    return f" — INCOMPLETE: {meta['incomplete']}" if meta.get("incomplete") else ""
 
 
 def _fmt(value, spec: str = ".2f") -> str:
@@ -243,8 +247,7 @@ def _fmt(value, spec: str = ".2f") -> str:
 def _render(console: Console, data: dict[str, Any]) -> None:
     meta, summary = data["meta"], data["summary"]
     table = Table(title=f"lsgtool profile — {meta['model'] or meta['level']}, {meta['mode']}, {meta['device']} "
-                        f"{meta['dtype']}, {_threads(meta)}; ratios vs {meta['baseline']}"
-                        + (f" — INCOMPLETE: {meta['incomplete']}" if meta.get("incomplete") else ""))
+                        f"{meta['dtype']}, {_threads(meta['threads'])}; ratios vs {meta['baseline']}{_incomplete(meta)}")
     for column in ("variant", "length", "time s", "tokens/s", "peak MB", "speed vs base", "memory vs base"):
         table.add_column(column, justify="right")
     base = {p["length"]: p for p in data["points"] if p["variant"] == meta["baseline"]}
@@ -270,8 +273,7 @@ def _render(console: Console, data: dict[str, Any]) -> None:
 def _render_longest(console: Console, data: dict[str, Any]) -> None:
     meta = data["meta"]
     table = Table(title=f"longest input within {meta['memory_limit_mb']:.0f} MB — {meta['model'] or meta['level']}, "
-                        f"{meta['mode']}, {meta['device']} {meta['dtype']}, {_threads(meta)}"
-                        + (f" — INCOMPLETE: {meta['incomplete']}" if meta.get("incomplete") else ""))
+                        f"{meta['mode']}, {meta['device']} {meta['dtype']}, {_threads(meta['threads'])}{_incomplete(meta)}")
     for column in ("variant", "longest length", "peak MB", "time s", "stopped by", "probes"):
         table.add_column(column, justify="right")
     for row in data["longest"]:

@@ -58,8 +58,9 @@ def _is_model_folder(folder: Path) -> bool:
     return isinstance(config, dict) and ("model_type" in config or "architectures" in config)
 
 
-def check_target(out: str | Path, overwrite: bool, flag: str = "--out") -> Path:
-    """Refuse (UsageError) a target that must not be written, before any long work; returns the path."""
+def check_target(out: str | Path, overwrite: bool, flag: str = "--out", probe: bool = True) -> Path:
+    """Refuse (UsageError) a target that must not be written, before any long work; returns the path.
+    ``probe``: also make and remove a folder where ``out`` will go, to prove it writable."""
     out = Path(out)
     resolved = out.resolve()
     cwd = Path.cwd().resolve()
@@ -78,7 +79,8 @@ def check_target(out: str | Path, overwrite: bool, flag: str = "--out") -> Path:
             raise UsageError(f"{flag} {out} holds files lsgtool did not write ({some}): --overwrite replaces only "
                              "model folders and folders lsgtool wrote, so it is left untouched.",
                              f"choose another {flag}, or empty or remove that folder yourself.")
-    _probe_writable(resolved.parent, out, flag)
+    if probe:
+        _probe_writable(resolved.parent, out, flag)
     return out
 
 
@@ -152,7 +154,7 @@ def publish(tmp: Path, out: str | Path, overwrite: bool) -> Path:
     """Make the staged folder ``out`` with one rename; an existing ``out`` (checked by ``check_target``) is
     moved aside first and then removed."""
     out = Path(out)
-    check_target(out, overwrite)  # the state may have changed during the work
+    check_target(out, overwrite, probe=False)  # what is at ``out`` may have changed during the work
     (tmp / STAGING).unlink(missing_ok=True)
     _normal_permissions(tmp)
     if out.exists():

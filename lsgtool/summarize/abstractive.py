@@ -121,8 +121,9 @@ class Abstractive:
             return self.tokenizer(text, verbose=False)["input_ids"]
         return self.tokenizer(text, truncation=True, max_length=truncate_to + self.specials, verbose=False)["input_ids"]
 
-    def generate_kwargs(self, ids: torch.Tensor) -> dict[str, Any]:
-        kwargs = {"input_ids": ids, "attention_mask": torch.ones_like(ids), **self.generation.kwargs()}
+    def generate_kwargs(self, ids: torch.Tensor, attention_mask: torch.Tensor | None = None) -> dict[str, Any]:
+        mask = torch.ones_like(ids) if attention_mask is None else attention_mask
+        kwargs = {"input_ids": ids, "attention_mask": mask, **self.generation.kwargs()}
         if self.kind == "led":  # LED: global attention on the first token (its authors' summarisation setting)
             glob = torch.zeros_like(ids)
             glob[:, 0] = 1
@@ -144,9 +145,8 @@ class Abstractive:
         width = max(len(ids) for ids in batch_ids)
         pad = self.tokenizer.pad_token_id if self.tokenizer.pad_token_id is not None else 0
         batch = torch.tensor([ids + [pad] * (width - len(ids)) for ids in batch_ids], device=self.device)
-        kwargs = self.generate_kwargs(batch)
-        kwargs["attention_mask"] = torch.tensor([[1] * len(ids) + [0] * (width - len(ids)) for ids in batch_ids],
-                                                device=self.device)
+        mask = torch.tensor([[1] * len(ids) + [0] * (width - len(ids)) for ids in batch_ids], device=self.device)
+        kwargs = self.generate_kwargs(batch, mask)
         layers = _layers(self.model.get_encoder())
         hooks = [] if layers is None else [layer.register_forward_hook(lambda *a: progress.advance(1)) for layer in layers]
         tokens = sum(len(ids) for ids in batch_ids)

@@ -205,15 +205,16 @@ def summarize_documents(docs: list[Document], summarizer, overflow: str = "auto"
     progress = progress or Progress()
     if len(docs) < 2 or summarizer.method != "abstractive" or (per_chapter and any(len(d.chapters) > 1 for d in docs)):
         return [summarize_document(d, summarizer, overflow, per_chapter, progress, False, memory_limit_mb) for d in docs]
-    budget = Budget(summarizer, memory_limit_mb, progress)
-    counts = summarizer.count([d.text for d in docs])
-    together = [i for i, n in enumerate(counts) if overflow != "chunk" and _fits(budget, n)]
-    width = max((counts[i] + summarizer.specials for i in together), default=0)
+    encoded = [summarizer.encode(d.text) for d in docs]  # tokenised once: counted here, generated from below
+    counts = [len(ids) - summarizer.specials for ids in encoded]
+    limit = summarizer.budget
+    together = [i for i, n in enumerate(counts) if overflow != "chunk" and (limit is None or n <= limit)]
+    width = max((len(encoded[i]) for i in together), default=0)
     if memory_limit_mb is not None and estimate(summarizer, width * len(together)).total_mb > memory_limit_mb:
-        together = []
+        together = []  # the batch does not fit: one by one, each with its own memory budget
     results: dict[int, DocumentSummary] = {}
     if len(together) > 1:
-        generated = summarizer.generate_batch([summarizer.encode(docs[i].text) for i in together], progress)
+        generated = summarizer.generate_batch([encoded[i] for i in together], progress)
         for i, g in zip(together, generated):
             result = _empty(docs[i], summarizer, overflow, per_chapter)
             result.summary = Summary(g.text, "one pass", counts[i], counts[i], 0, new_tokens=g.new_tokens,
@@ -224,7 +225,3 @@ def summarize_documents(docs: list[Document], summarizer, overflow: str = "auto"
             results[i] = summarize_document(doc, summarizer, overflow, per_chapter, progress, False, memory_limit_mb)
     return [results[i] for i in range(len(docs))]
 
-
-def _fits(budget: Budget, tokens: int) -> bool:
-    allowed, _ = budget.tokens(tokens)
-    return allowed is None or tokens <= allowed

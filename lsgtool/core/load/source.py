@@ -77,18 +77,21 @@ WEIGHT_PATTERNS = ("*.safetensors", "*.bin", "*.safetensors.index.json", "*.bin.
 
 def _folder_source(name: str, folder: Path, weights_needed: bool = True) -> Source:
     config_file = folder / "config.json"
-    present = sorted(p.name for p in folder.iterdir())
     if not config_file.is_file():
-        raise UsageError(f"'{folder}' is not a model folder: it has no config.json (it holds "
-                         f"{', '.join(present[:8]) or 'nothing'}).",
+        raise UsageError(f"'{folder}' is not a model folder: it has no config.json (it holds {_holds(folder)}).",
                          "pass a folder written by save_pretrained or `lsgtool convert`, a Hub id or a preset name.")
     config = read_json(config_file)
     kind, layout = classify(config, str(config_file))
     if weights_needed and not any(any(folder.glob(pattern)) for pattern in WEIGHT_PATTERNS):
         raise UsageError(f"'{folder}' has a config.json but no weights (no model.safetensors or pytorch_model.bin; "
-                         f"it holds {', '.join(present[:8])}).",
+                         f"it holds {_holds(folder)}).",
                          "copy the weights into the folder (save_pretrained writes both), or pass another folder.")
     return Source(name, folder, kind, layout, config, str(folder))
+
+
+def _holds(folder: Path) -> str:
+    """The first names in a folder, for an error message."""
+    return ", ".join(sorted(p.name for p in folder.iterdir())[:8]) or "nothing"
 
 
 def hub_unreachable(timeout: float = 3.0) -> str | None:

@@ -207,10 +207,6 @@ class LocostForConditionalGeneration(T5ForConditionalGeneration):
         for module in self.cross_attention:
             module.cache_keys_values = enabled
 
-    def cross_attention_without_cache(self, length: int) -> bool:
-        """Would decoding over ``length`` encoder positions run without the key/value cache? (memory estimates)"""
-        return not self.cross_attention_cached
-
     def _expand_inputs_for_generation(self, expand_size=1, is_encoder_decoder=False, input_ids=None, **model_kwargs):
         encoder_outputs = model_kwargs.get("encoder_outputs")
         if (self.cross_attention_cached or expand_size == 1 or encoder_outputs is None
