@@ -1,0 +1,1 @@
+"""``lsgtool inspect-kernels`` below the command: the operator breakdown, picks on real text, the plots."""
