@@ -80,8 +80,11 @@ def inspect_kernels_command(
     _check_out(out)
     clean_stale(out)
     job = {"lsg": _lsg, "ssm": _ssm, "ops": _ops}[what.value]
-    prepared = job(models, sources, length=length, layer=layer, head=head, input_file=input_file, overrides=overrides,
-                   vs_init=vs_init, device=device.value, as_json=as_json)
+    try:
+        prepared = job(models, sources, length=length, layer=layer, head=head, input_file=input_file,
+                       overrides=overrides, vs_init=vs_init, device=device.value, as_json=as_json)
+    except KeyboardInterrupt:
+        raise Interrupted(f"interrupted: nothing was written, {out} is as it was.", "run the same command again.") from None
     _write(prepared, out, plots, as_json)
 
 
@@ -196,7 +199,7 @@ def _lsg(models, sources, *, length, layer, head, input_file, overrides, as_json
     with flag_names(LSG_FLAGS):
         target = lsg_target(sources[0] if sources else None, overrides)
     config = target.config
-    n = _one_length(length, int(target.positions or 4096) if target.positions and target.positions > 512 else 4096)
+    n = _one_length(length, int(target.positions or 4096))
     if n > LSG_MAX_LENGTH:
         raise UsageError(f"--length {n} is longer than the map is drawn for ({LSG_MAX_LENGTH}).",
                          "LSG's pattern repeats along the sequence: a map at 16k shows what 1M looks like.")
@@ -451,16 +454,26 @@ def _write(prepared: dict, out: Path, plots: bool, as_json: bool) -> None:
 
 
 class _progress:
-    """A rich progress bar on stderr while work runs (a terminal only); yields tick(done, total, text=None)."""
+    """A rich progress bar on stderr while work runs; off a terminal a line per step instead (nothing with
+    --json). Yields tick(done, total, text=None)."""
 
     def __init__(self, description: str, as_json: bool, total: int | None = None):
         self.description, self.total = description, total
         self.console = stderr()
         self.live = not as_json and self.console.is_terminal
+        self.echo = not as_json and not self.live
 
     def __enter__(self):
         if not self.live:
-            return lambda *a, **k: None
+            if not self.echo:
+                return lambda *a, **k: None
+            self.console.print(f"{self.description} ...", markup=False, highlight=False)
+
+            def line(done: int, total: int, text: str | None = None) -> None:
+                if text:
+                    self.console.print(f"{text} ...", markup=False, highlight=False)
+
+            return line
         from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
         self.bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),

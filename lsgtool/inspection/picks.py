@@ -36,7 +36,8 @@ def picks(model, tokenizer, text: str, layer: int, head: int, max_tokens: int, p
         raise UsageError(f"layer {layer} has no sparse selector (sparsity_type {config.sparsity_type!r}): it takes no "
                          "sparse tokens to show.", "pick a model converted with --sparse norm, lsh, pooling, ...")
     fast = getattr(tokenizer, "is_fast", False)
-    encoded = tokenizer(text, return_offsets_mapping=fast, return_tensors="pt", truncation=False)
+    # cut here, and reported: the tokenizer's own warning about the length would only repeat it
+    encoded = tokenizer(text, return_offsets_mapping=fast, return_tensors="pt", truncation=False, verbose=False)
     ids = encoded["input_ids"]
     total = ids.shape[1]
     truncated = max(0, total - max_tokens)
