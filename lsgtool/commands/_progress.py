@@ -71,3 +71,40 @@ class RichProgress(Listener):
 
     def note(self, message: str) -> None:
         self.console.print(message, markup=False, highlight=False, style="dim" if self.live_ok else None)
+
+
+class Steps:
+    """A rich progress bar on stderr while work runs; off a terminal a line per step instead (nothing with
+    --json). Yields tick(done, total, text=None)."""
+
+    def __init__(self, description: str, as_json: bool, total: int | None = None):
+        self.description, self.total = description, total
+        self.console = stderr()
+        self.live = not as_json and self.console.is_terminal
+        self.echo = not as_json and not self.live
+
+    def __enter__(self):
+        if not self.live:
+            if not self.echo:
+                return lambda *a, **k: None
+            self.console.print(f"{self.description} ...", markup=False, highlight=False)
+
+            def line(done: int, total: int, text: str | None = None) -> None:
+                if text:
+                    self.console.print(f"{text} ...", markup=False, highlight=False)
+
+            return line
+        self.bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                            console=self.console, transient=True)
+        self.bar.start()
+        task = self.bar.add_task(self.description, total=self.total)
+
+        def tick(done: int, total: int, text: str | None = None) -> None:
+            self.bar.update(task, completed=done, total=total, **({"description": text} if text else {}))
+
+        return tick
+
+    def __exit__(self, *exc):
+        if self.live:
+            self.bar.stop()
+        return False

@@ -13,7 +13,8 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from lsgtool.commands._common import Device, JsonOption, emit, flag_names, stderr
+from lsgtool.commands._common import Device, JsonOption, emit, flag_names
+from lsgtool.commands._progress import Steps
 from lsgtool.core.errors import Interrupted, UsageError
 
 COMMAND = "inspect-kernels"
@@ -214,7 +215,7 @@ def _lsg(models, sources, *, length, layer, head, input_file, overrides, as_json
     title = f"{name}: block {config.block_size}, " + (
         f"{config.sparse_block_size} sparse tokens per side, {config.sparsity_type} f={config.sparsity_factor}"
         if config.has_sparse else "no sparse tokens") + f", {config.num_global_tokens} global; {n} tokens"
-    with _progress("tracing the selector", as_json=as_json) as tick:
+    with Steps("tracing the selector", as_json=as_json) as tick:
         conn = connectivity(config, n, target.heads, target.head_dim, progress=tick)
     result: dict[str, Any] = {
         "what": "lsg", "model": name, "length": n, "padded": conn.padded, "heads": target.heads,
@@ -294,7 +295,7 @@ def _picks(name: str, target, document, layer: int, head: int, as_json: bool):
         limit = usable_positions(model, resolve_adapter(model))
     except (UsageError, AttributeError):
         limit = 2**20
-    with _progress(f"tracing layer {layer}'s selector on {document.name}", as_json=as_json) as tick:
+    with Steps(f"tracing layer {layer}'s selector on {document.name}", as_json=as_json) as tick:
         found = picks(model, tokenizer, document.text, layer, head, limit, progress=tick)
     summary = {"input": document.name, "layer": layer, "head": head, "selector": found.selector,
                "tokens": found.tokens, "truncated_tokens": found.truncated,
@@ -336,7 +337,7 @@ def _ssm(models, sources, *, length, layer, vs_init, as_json, **_) -> dict:
         loaded.append((f"{models[0]} (random init)", random_locost(loaded[0][1].config), "random weights"))
     results, stats_at_layer = [], []
     total = sum(len(ssm_layers(m)) for _, m, _ in loaded)
-    with _progress("computing kernels", as_json=as_json, total=total) as tick:
+    with Steps("computing kernels", as_json=as_json, total=total) as tick:
         done = 0
         for name, model, note in loaded:
             mixers = ssm_layers(model)
@@ -393,7 +394,7 @@ def _ops(models, sources, *, length, device, as_json, **_) -> dict:
     def run(folder: Path) -> list:
         from lsgtool.inspection.ops import breakdown
 
-        with _progress("profiling", as_json=as_json, total=len(lengths) * len(variants)) as tick:
+        with Steps("profiling", as_json=as_json, total=len(lengths) * len(variants)) as tick:
             count = [0]
 
             def point(variant, n):
@@ -451,45 +452,6 @@ def _write(prepared: dict, out: Path, plots: bool, as_json: bool) -> None:
         raise
     result["files"] = [str(out / f.name) for f in files] + [str(out / f"{result['what']}.json")]
     emit(result, as_json, {"lsg": _render_lsg, "ssm": _render_ssm, "ops": _render_ops}[result["what"]])
-
-
-class _progress:
-    """A rich progress bar on stderr while work runs; off a terminal a line per step instead (nothing with
-    --json). Yields tick(done, total, text=None)."""
-
-    def __init__(self, description: str, as_json: bool, total: int | None = None):
-        self.description, self.total = description, total
-        self.console = stderr()
-        self.live = not as_json and self.console.is_terminal
-        self.echo = not as_json and not self.live
-
-    def __enter__(self):
-        if not self.live:
-            if not self.echo:
-                return lambda *a, **k: None
-            self.console.print(f"{self.description} ...", markup=False, highlight=False)
-
-            def line(done: int, total: int, text: str | None = None) -> None:
-                if text:
-                    self.console.print(f"{text} ...", markup=False, highlight=False)
-
-            return line
-        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
-        self.bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                            console=self.console, transient=True)
-        self.bar.start()
-        task = self.bar.add_task(self.description, total=self.total)
-
-        def tick(done: int, total: int, text: str | None = None) -> None:
-            self.bar.update(task, completed=done, total=total, **({"description": text} if text else {}))
-
-        return tick
-
-    def __exit__(self, *exc):
-        if self.live:
-            self.bar.stop()
-        return False
 
 
 def _render_lsg(console: Console, data: dict) -> None:
