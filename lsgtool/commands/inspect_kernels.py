@@ -4,6 +4,7 @@ dominate a forward pass."""
 from __future__ import annotations
 
 import shutil
+from contextlib import contextmanager
 from enum import Enum
 from pathlib import Path
 from typing import Annotated, Any, Optional
@@ -215,7 +216,7 @@ def _lsg(models, sources, *, length, layer, head, input_file, overrides, as_json
     title = f"{name}: block {config.block_size}, " + (
         f"{config.sparse_block_size} sparse tokens per side, {config.sparsity_type} f={config.sparsity_factor}"
         if config.has_sparse else "no sparse tokens") + f", {config.num_global_tokens} global; {n} tokens"
-    with Steps("tracing the selector", as_json=as_json) as tick:
+    with Steps("tracing the selector", as_json=as_json) as tick, _traceable():
         conn = connectivity(config, n, target.heads, target.head_dim, progress=tick)
     result: dict[str, Any] = {
         "what": "lsg", "model": name, "length": n, "padded": conn.padded, "heads": target.heads,
@@ -254,6 +255,17 @@ def ascii_map(conn, head: int, width: int = 64, rows: int = 16) -> list[str]:
                       else "." for c in range(chars))
         lines.append(f"{i:>12} {G}{row}")
     return lines
+
+
+@contextmanager
+def _traceable():
+    from lsgtool.core.inspect.connectivity import NotLinear
+
+    try:
+        yield
+    except NotLinear as exc:
+        raise UsageError(str(exc), "the map needs a selector whose reduced tokens are weighted sums of tokens (every "
+                                   "built-in one is); its keys per query are still 3S + 2 x sparse tokens + globals.") from None
 
 
 def _lsg_notes(result: dict, config) -> list[str]:
@@ -295,7 +307,7 @@ def _picks(name: str, target, document, layer: int, head: int, as_json: bool):
         limit = usable_positions(model, resolve_adapter(model))
     except (UsageError, AttributeError):
         limit = 2**20
-    with Steps(f"tracing layer {layer}'s selector on {document.name}", as_json=as_json) as tick:
+    with Steps(f"tracing layer {layer}'s selector on {document.name}", as_json=as_json) as tick, _traceable():
         found = picks(model, tokenizer, document.text, layer, head, limit, progress=tick)
     summary = {"input": document.name, "layer": layer, "head": head, "selector": found.selector,
                "tokens": found.tokens, "truncated_tokens": found.truncated,

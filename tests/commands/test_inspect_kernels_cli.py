@@ -235,3 +235,30 @@ def test_ctrl_c_leaves_the_previous_output_as_it_was(tmp_path):
     assert "interrupted: nothing was written" in stderr and "Traceback" not in stderr
     assert {p.name: p.read_bytes() for p in out.iterdir()} == before
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".k.lsgtool-tmp")]  # no staging left behind
+
+
+def test_a_config_file_and_the_lsg_authors_layout_are_mapped_without_weights(app, runner, lsg_folder, tmp_path):
+    result = invoke(app, runner, lsg_folder / "config.json", "--length", 256, "--out", tmp_path / "a", "--json")
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["config"]["block_size"] == 16
+    authors = tmp_path / "authors"
+    authors.mkdir()  # the LSG authors' layout: base model_type, LSG keys beside it, no weights here
+    (authors / "config.json").write_text(json.dumps({
+        "model_type": "roberta", "architectures": ["LSGRobertaForMaskedLM"], "hidden_size": 768,
+        "num_attention_heads": 12, "num_hidden_layers": 12, "max_position_embeddings": 4098, "block_size": 128,
+        "sparse_block_size": 128, "sparsity_factor": 4, "sparsity_type": "lsh", "num_global_tokens": 1}))
+    result = invoke(app, runner, authors, "--out", tmp_path / "b", "--json", "--no-plots")
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert data["length"] == 4098 and data["padded"] == 4224 and data["nominal"]["connexions"] == 640
+    assert data["data_dependent"] is True and any("picks depend on the data" in n for n in data["notes"])
+    overridden = invoke(app, runner, authors, "--block", 32, "--length", 1024, "--out", tmp_path / "c", "--json")
+    assert json.loads(overridden.stdout)["nominal"]["connexions"] == 3 * 32 + 2 * 32  # --block sets the sparse block too
+
+
+def test_on_a_terminal_the_work_shows_a_progress_bar(terminal, tmp_path):
+    run = terminal(["inspect-kernels", "--what", "ops", "--length", "256", "--out", str(tmp_path / "k"), "--no-plots"],
+                   env={"LSGTOOL_LOAD_PLUGINS": ""})
+    assert run.returncode == 0, run.output
+    assert "\x1b[2Kprofiling" in run.output and "0/3 0:00:0" in run.output  # the bar, redrawn in place as it ran
+    assert "written:" in run.output

@@ -139,6 +139,10 @@ class Connectivity:
         }
 
 
+class NotLinear(ValueError):
+    """A selector whose reduced values are not weighted sums of its input values cannot be traced."""
+
+
 def _windows(config: LSGConfig, nb: int, r: int) -> tuple[Tensor, Tensor, Tensor, Tensor]:
     """Reduced-token windows of every query block, as LSG attention lays them out: [(i-1)s - sb, (i-1)s) on the
     left and [(i+2)s, (i+2)s + sb) on the right, cut to [0, r)."""
@@ -162,21 +166,25 @@ def trace(selector: Callable, inputs: SparseInputs, columns: Tensor, count: int,
     width = D  # selectors may take the values to have the keys' width: columns go D at a time
     sparse = torch.zeros(H, nb, count)
     picked = torch.zeros(H, count)
-    sparse_keys = None
+    sparse_keys = rows = None
     done = 0
+
+    def run(value: Tensor):
+        generator = None if lsh_seed is None else torch.Generator().manual_seed(lsh_seed)
+        with torch.no_grad():
+            return selector(dataclasses.replace(inputs, value=value, generator=generator))
+
     for c0 in range(0, count, width):
         c1 = min(count, c0 + width)
         onehot = (columns[:, None] == torch.arange(c0, c0 + D)[None]).to(inputs.key.dtype)  # (n D)
-        value = onehot.to(inputs.key.device)[None, None].expand(1, H, n, D).contiguous()
-        generator = None if lsh_seed is None else torch.Generator().manual_seed(lsh_seed)
-        with torch.no_grad():
-            out = selector(dataclasses.replace(inputs, value=value, generator=generator))
+        out = run(onehot.to(inputs.key.device)[None, None].expand(1, H, n, D).contiguous())
         if out is None:
             return sparse, torch.zeros(H, nb), picked
         r = out.value.shape[2]
         usable = out.mask.expand(1, H, r)[0].float().cpu()  # (H r)
         weights = out.value[0, :, :, : c1 - c0].float().cpu() * usable[..., None]  # (H r c)
         picked[:, c0:c1] = weights.sum(1)
+        rows = weights.sum(-1) if rows is None else rows + weights.sum(-1)
         prefix = torch.cat([weights.new_zeros(H, 1, c1 - c0), weights.cumsum(1)], dim=1)
         l0, l1, r0, r1 = _windows(config, nb, r)
         sparse[:, :, c0:c1] = prefix[:, l1] - prefix[:, l0] + prefix[:, r1] - prefix[:, r0]
@@ -186,6 +194,14 @@ def trace(selector: Callable, inputs: SparseInputs, columns: Tensor, count: int,
         done += c1 - c0
         if progress is not None:
             progress(done, count)
+    # the tracing holds only if the reduced values are linear in the values: every token's one-hot columns
+    # summed must give what the selector makes of values that are all ones
+    ones = run(torch.ones(1, H, n, D, dtype=inputs.key.dtype, device=inputs.key.device))
+    expected = ones.value[0, :, :, 0].float().cpu() * ones.mask.expand(1, H, ones.value.shape[2])[0].float().cpu()
+    if not torch.allclose(rows, expected, rtol=1e-3, atol=1e-4):
+        raise NotLinear(f"the selector {config.sparsity_type!r} does not combine values linearly (its reduced values "
+                        "are not weighted sums of the values it is given), so which tokens it stands for cannot be "
+                        "traced from its output.")
     return sparse, sparse_keys, picked
 
 

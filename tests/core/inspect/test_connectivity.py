@@ -129,6 +129,17 @@ def test_a_plugin_selector_is_traced_through_its_own_output():
     assert conn.picked[0, 0] == 2.0  # each taken twice
 
 
+def test_a_selector_that_is_not_linear_in_the_values_is_refused():
+    from lsgtool.core.inspect.connectivity import NotLinear
+
+    def squares(x):
+        picked = gather_tokens(x, torch.arange(0, x.key.shape[2], x.config.sparsity_factor)[None, None])
+        return SparseTokens(picked.key, picked.value ** 2 + 0.5, picked.mask)
+
+    with pytest.raises(NotLinear, match="does not combine values linearly"):
+        connectivity(config("pooling", block=16, factor=4), 256, heads=2, head_dim=8, selector=squares)
+
+
 def test_budget_comparison_gives_lsg_the_longest_reach():
     rows = {r["pattern"]: r for r in compare_budget(config("norm", block=128, factor=4), 16384, heads=12)}
     assert rows["lsg"]["keys_per_query"] == 640 and rows["lsg"]["reach"] == 3 * 128 + 2 * 128 * 4
