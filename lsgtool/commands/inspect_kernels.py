@@ -534,6 +534,10 @@ def _render_ssm(console: Console, data: dict) -> None:
     console.print(f"written: {', '.join(data['files'])}", markup=False)
 
 
+def _short(length: int) -> str:
+    return f"{length // 1024}k" if length % 1024 == 0 else str(length)
+
+
 def _render_ops(console: Console, data: dict) -> None:
     from lsgtool.inspection.ops import KINDS
 
@@ -544,9 +548,9 @@ def _render_ops(console: Console, data: dict) -> None:
         table.add_column(column, justify="right", no_wrap=column == "variant")
     for p in data["points"]:
         if p["error"]:
-            table.add_row(p["variant"], str(p["length"]), f"[dim]{p['error']}[/dim]", *[""] * len(KINDS))
+            table.add_row(p["variant"], _short(p["length"]), f"[dim]{p['error']}[/dim]", *[""] * len(KINDS))
             continue
-        table.add_row(p["variant"], str(p["length"]), f"{p['total_ms']:.1f}",
+        table.add_row(p["variant"], _short(p["length"]), f"{p['total_ms']:.0f}",
                       *[f"{100 * p['share'][k]:.0f}%" for k in KINDS])
     console.print(table)
     console.print(f"written: {', '.join(data['files'])}", markup=False)
