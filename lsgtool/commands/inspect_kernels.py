@@ -226,6 +226,9 @@ def _lsg(models, sources, *, length, layer, head, input_file, overrides, as_json
         "column_size": conn.column_size, "title": title,
     }
     result["notes"] = _lsg_notes(result, config)
+    if target.positions and n > target.positions:
+        result["notes"].insert(0, f"{name} takes at most {target.positions} positions: this map is the layout's at {n} "
+                                  "tokens, which the model itself cannot read (convert it with a larger --max-length).")
     heads = [head] if head is not None else result["distinct_heads"][:4]
     result["map_heads"] = heads
     result["terminal_map"] = ascii_map(conn, heads[0])

@@ -262,3 +262,9 @@ def test_on_a_terminal_the_work_shows_a_progress_bar(terminal, tmp_path):
     assert run.returncode == 0, run.output
     assert "\x1b[2Kprofiling" in run.output and "0/3 0:00:0" in run.output  # the bar, redrawn in place as it ran
     assert "written:" in run.output
+
+
+def test_a_length_past_the_models_positions_is_mapped_and_said(app, runner, lsg_folder, tmp_path):
+    result = invoke(app, runner, lsg_folder, "--length", 1024, "--out", tmp_path / "k", "--json", "--no-plots")
+    assert result.exit_code == 0, result.output
+    assert "takes at most 512 positions" in json.loads(result.stdout)["notes"][0]
