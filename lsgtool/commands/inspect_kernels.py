@@ -46,7 +46,7 @@ def inspect_kernels_command(
     layer: Annotated[Optional[int], typer.Option(
         help="Layer: whose selector picks --input shows (lsg), whose kernels are drawn (ssm).", show_default="0")] = None,
     head: Annotated[Optional[int], typer.Option(
-        help="Head of the map and the picks (lsg).", show_default="every head with its own pattern, up to 4")] = None,
+        help="Head of the map and the picks (lsg).", show_default="map: every head with its own pattern, up to 4; picks: 0")] = None,
     input_file: Annotated[Optional[Path], typer.Option(
         "--input", help="A text (txt, md, pdf, epub): show which tokens the selector of --layer picks in it (lsg, a "
                         "checkpoint with its tokenizer).")] = None,
