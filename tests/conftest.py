@@ -54,8 +54,8 @@ def tiny_folder(tmp_path):
     from transformers import BertTokenizerFast
 
     vocab = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"] + [f"w{i}" for i in range(94)]
-    (tmp_path / "vocab.txt").write_text("\n".join(vocab))
-    tokenizer = BertTokenizerFast(vocab_file=str(tmp_path / "vocab.txt"), model_max_length=64)
+    # transformers 5 ignores vocab_file here (a 5-token vocabulary): the words are passed as a mapping
+    tokenizer = BertTokenizerFast(vocab={word: i for i, word in enumerate(vocab)}, model_max_length=64)
     import transformers as T
 
     model = T.BertForMaskedLM(T.BertConfig(hidden_size=32, num_hidden_layers=2, num_attention_heads=4,

@@ -9,6 +9,7 @@ from lsgtool.plugins.hookspecs import hookimpl
 @hookimpl
 def register_commands(register):
     from lsgtool.commands.convert import convert_command
+    from lsgtool.commands.finetune import finetune_command
     from lsgtool.commands.inspect_kernels import inspect_kernels_command
     from lsgtool.commands.plugins import plugins_command
     from lsgtool.commands.profile import profile_command
@@ -17,6 +18,7 @@ def register_commands(register):
     register("convert", convert_command)
     register("profile", profile_command)
     register("summarize", summarize_command)
+    register("finetune", finetune_command)
     register("inspect-kernels", inspect_kernels_command)
     register("plugins", plugins_command)
 
