@@ -447,9 +447,11 @@ def curves(history: list[dict], path: Path, title: str) -> Path:
     handles = left.get_legend_handles_labels()
     if names:
         right = left.twinx()
-        for name in names:
+        colours = ["tab:green", "tab:red", "tab:purple", "tab:brown", "tab:pink", "tab:olive", "tab:cyan"]
+        for name, colour in zip(names, colours * 3):  # not the losses' blue and orange
             points = [(h["step"], h[name]) for h in history if name in h]
-            right.plot(*zip(*points), marker=".", linestyle="--", label=name.removeprefix("eval_"))
+            right.plot(*zip(*points), marker="o", markersize=4, linestyle="--", color=colour,
+                       label=name.removeprefix("eval_"))
         right.set_ylabel("evaluation metric")
         more = right.get_legend_handles_labels()
         handles = (handles[0] + more[0], handles[1] + more[1])
