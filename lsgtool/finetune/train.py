@@ -156,7 +156,11 @@ def prepare(config: dict, show_progress: bool = True) -> Prepared:
     set_seed(config["train"]["seed"])  # new heads (a classifier's) start the same in every run and process
     model, tokenizer, notes = load_model(config, labels)
     info: dict[str, Any] = {"notes": notes, **freeze(model, config["model"]["train"], config["model"]["freeze"])}
-    limit = config["model"]["max_length"] or _positions(model) or getattr(model.config, "max_input_length", None) or 4096
+    positions = _positions(model)
+    if config["model"]["max_length"] and positions and config["model"]["max_length"] > positions:
+        raise UsageError(f"--max-length {config['model']['max_length']} exceeds the model's {positions} positions.",
+                         "add --convert to make it an LSG model of that length, or pass a shorter --max-length.")
+    limit = config["model"]["max_length"] or positions or getattr(model.config, "max_input_length", None) or 4096
     info["max_length"] = limit
     train, evaluation, collator, counts = _tokenised(raw, tokenizer, model, task, config, labels, limit)
     info.update(counts)

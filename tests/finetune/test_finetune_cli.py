@@ -92,6 +92,8 @@ def test_a_classifier_learns_a_synthetic_rule_and_loads_back(app, runner, work, 
     assert data["final_eval"]["eval_accuracy"] >= 0.9 and data["loss_drop"] > 0.5
     assert {"eval_f1_micro", "eval_f1_macro"} <= set(data["final_eval"])
     out = tmp_path / "run"
+    assert data["best_checkpoint"] and (out / "checkpoints").is_dir()  # chosen by accuracy, kept as safetensors
+    assert list((out / "checkpoints").glob("checkpoint-*/model.safetensors"))
     for name in ("config.json", "model.safetensors", "metrics.json", "curves.png", "finetune.toml", ".lsgtool.json"):
         assert (out / name).exists(), name
     assert json.loads((out / ".lsgtool.json").read_text())["state"] == "done"
@@ -114,6 +116,10 @@ def test_a_tiny_seq2seq_learns_to_copy(app, runner, work, tmp_path, model, extra
     assert data["loss_drop"] >= 0.8, data["log_history"][-3:]
     config = json.loads((tmp_path / "run" / "config.json").read_text())
     assert config["model_type"] == ("lsg" if model == "bart" else "locost")
+    document = tmp_path / "doc.txt"
+    document.write_text("w5 w6 w7. w8 w9 w10. w11 w12 w13.")
+    summary = runner.invoke(app, ["summarize", str(document), "--model", str(tmp_path / "run"), "--max-new-tokens", "8"])
+    assert summary.exit_code == 0, summary.output  # the run folder is a summariser lsgtool summarize takes
 
 
 def test_mlm_loss_falls(app, runner, work, tmp_path):
@@ -134,6 +140,27 @@ def test_gsg_pairs_train_a_locost_and_the_dry_run_shows_them(app, runner, work, 
                     tmp_path / "run", "--lr", 5e-3, "--epochs", 6, "--batch-size", 16, "--set", "gsg.ratio=0.15..0.45",
                     "--set", "data.validation_split=0", *FAST)
     assert data["loss_drop"] > 0.3 and data["gsg_skipped_documents"] == 0
+
+
+def test_multilabel_and_token_classification_run_with_their_metrics(app, runner, work, tmp_path):
+    rng = random.Random(1)
+    tags, words = [], []
+    for _ in range(120):
+        chosen = sorted(rng.sample(["law", "tax", "art"], rng.randint(1, 2)))
+        tags.append({"text": " ".join(f"w{10 * (1 + ['law', 'tax', 'art'].index(t)) + rng.randint(0, 5)}" for t in chosen),
+                     "topics": chosen})
+        sentence = [f"w{rng.randint(0, 93)}" for _ in range(rng.randint(4, 10))]
+        words.append({"tokens": sentence, "tags": ["HIGH" if int(w[1:]) > 46 else "LOW" for w in sentence]})
+    write(tmp_path / "tags.jsonl", tags)
+    write(tmp_path / "words.jsonl", words)
+    multi = finetune(app, runner, "--task", "multilabel", "--model", work / "bert", "--data", tmp_path / "tags.jsonl",
+                     "--label-column", "topics", "--out", tmp_path / "m", "--lr", 3e-3, "--epochs", 8, "--batch-size", 8)
+    assert multi["final_eval"]["eval_f1_micro"] > 0.6 and "eval_f1_macro" in multi["final_eval"]
+    assert json.loads((tmp_path / "m" / "config.json").read_text())["problem_type"] == "multi_label_classification"
+    token = finetune(app, runner, "--task", "token-classification", "--model", work / "bert", "--data",
+                     tmp_path / "words.jsonl", "--text-column", "tokens", "--label-column", "tags", "--out",
+                     tmp_path / "t", "--lr", 3e-3, "--epochs", 8, "--batch-size", 8)
+    assert token["final_eval"]["eval_accuracy"] > 0.8
 
 
 def test_global_only_trains_only_the_global_tokens_and_max_length_extends(app, runner, work, tmp_path):
@@ -190,6 +217,7 @@ def test_configuration_layers_and_the_saved_config_round_trips(app, runner, work
     (["--train", "global-only"], "no global-token embeddings"),
     (["--freeze", "nothing.*"], "--freeze 'nothing.*' matches no parameter"),
     (["--resume"], "does not exist"),
+    (["--max-length", "1024"], "--max-length 1024 exceeds the model's 128 positions"),
 ])
 def test_bad_input_is_one_clear_line_and_exit_2(app, runner, work, tmp_path, args, message):
     base = ["finetune", "--model", str(work / "bert"), "--data", str(work / "cls.jsonl"), "--out", str(tmp_path / "o")]
