@@ -97,7 +97,7 @@ def test_no_command_prints_help_and_exits_0(app, runner):
     (["convert"], "Error: missing argument 'MODEL'.", "Hint: usage: lsgtool convert [OPTIONS] MODEL"),
     (["pick", "--blok", "3"], "Error: no such option: --blok.", "Hint: did you mean --block?"),
     (["pick", "--block", "abc"], "Error: invalid value for '--block'", "Hint: see `lsgtool pick --help` for what --block"),
-    (["picky"], "Error: no such command 'picky'.", "Hint: commands: convert, crash, greet, inspect-kernels, pick, plugins, profile"),
+    (["picky"], "Error: no such command 'picky'.", "Hint: commands: convert, crash, finetune, greet, inspect-kernels, pick, plugins, profile"),
 ])
 def test_parsing_mistakes_get_the_house_error_lines(app, runner, args, error, hint):
     result = runner.invoke(app, args)
