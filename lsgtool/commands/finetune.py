@@ -29,7 +29,7 @@ def finetune_command(
     summary_column: Annotated[Optional[str], typer.Option(help="Target column (seq2seq).", show_default="summary")] = None,
     out: Annotated[Optional[Path], typer.Option(help="Run folder: final model, metrics, curves, checkpoints.",
                                                 show_default="./finetune-<task>")] = None,
-    config: Annotated[Optional[Path], typer.Option("--config", help="A TOML file with any option ([train] lr = 8e-5).")] = None,
+    config: Annotated[Optional[Path], typer.Option("--config", help="A TOML file with any option (\\[train] lr = 8e-5).")] = None,
     sets: Annotated[Optional[list[str]], typer.Option("--set", help="Override one key: --set train.lr=5e-4 (repeatable).")] = None,
     recipe: Annotated[Optional[str], typer.Option(
         help="The papers' settings: lsg-classification, lsg-summarization, locost-finetune, locost-pretrain.")] = None,
@@ -57,6 +57,8 @@ def finetune_command(
     """Fine-tune (or GSG pre-train) a model on a dataset with transformers' Trainer; resumable, distributable."""
     from lsgtool.finetune.config import resolve, to_toml
 
+    if config is None and (model is None or data is None):
+        model, data = _ask_missing(model, data, as_json)
     typed = {"train": {"task": task, "lr": lr, "epochs": epochs, "max_steps": max_steps, "batch_size": batch_size},
              "model": {"name": model, "convert": convert, "block": block, "factor": factor, "sparse": sparse,
                        "global": global_tokens, "max_length": max_length, "train": train, "freeze": freeze},
@@ -77,6 +79,21 @@ def finetune_command(
     result = _train(settings, prepared, out, resume, as_json)
     if _is_main():
         emit(result, as_json, _render)
+
+
+def _ask_missing(model: str | None, data: str | None, as_json: bool) -> tuple[str | None, str | None]:
+    """On a terminal, what is missing is asked for; in a pipe, under CI or with --json the checks say it instead."""
+    from lsgtool.commands._prompt import ask, choose, interactive, model_choices
+
+    if not interactive(as_json):
+        return model, data
+    if model is None:
+        model = choose("Which model should be trained?", model_choices(), default="minilm")
+    if data is None:
+        found = sorted(p.name for p in Path(".").iterdir() if p.suffix.lower() in (".json", ".jsonl", ".csv", ".parquet", ".txt"))
+        data = ask("Which data (a file, a folder, a save_to_disk folder or a Hub dataset)?", found[0] if found else "",
+                   check=lambda v: None if v else "a dataset is needed.")
+    return model, data
 
 
 def _quiet_datasets() -> None:

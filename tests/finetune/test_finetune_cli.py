@@ -302,3 +302,11 @@ def test_two_processes_match_one_with_the_same_global_batch(work, tmp_path):
 
     a, b = (load_file(tmp_path / name / "model.safetensors") for name in ("one", "two"))
     assert all(torch.allclose(a[k], b[k], atol=1e-4) for k in a)
+
+
+def test_on_a_terminal_the_missing_model_and_data_are_asked_for(terminal, work, tmp_path):
+    args = ["finetune", "--task", "classification", "--max-steps", "2", "--out", str(tmp_path / "run")]
+    run = terminal(args, answers=[("number or value", str(work / "bert")), ("Which data", str(work / "cls.jsonl"))],
+                   cwd=tmp_path, env={"LSGTOOL_LOAD_PLUGINS": ""}, timeout=240)
+    assert run.returncode == 0 and not run.unanswered, run.output
+    assert (tmp_path / "run" / "model.safetensors").exists()
