@@ -108,3 +108,37 @@ class Steps:
         if self.live:
             self.bar.stop()
         return False
+
+
+class TrainingProgress:
+    """Training steps and loss: a rich bar on a terminal, a line per log in a pipe, nothing with --json or in
+    the processes beside the first of a distributed run (``main`` False)."""
+
+    def __init__(self, as_json: bool, main: bool = True):
+        self.console = stderr()
+        self.live = not as_json and self.console.is_terminal and main
+        self.echo = not as_json and not self.live and main
+        self.bar = self.task = None
+
+    def __enter__(self):
+        if self.live:
+            self.bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                                TimeRemainingColumn(), console=self.console, transient=True)
+            self.bar.start()
+            self.task = self.bar.add_task("training", total=None)
+        return self
+
+    def __exit__(self, *exc):
+        if self.bar is not None:
+            self.bar.stop()
+        return False
+
+    def log(self, logs: dict, state) -> None:
+        numbers = ", ".join(f"{k.removeprefix('eval_')} {v:.4g}" for k, v in logs.items()
+                            if isinstance(v, float) and k in ("loss", "eval_loss", "learning_rate") or k.startswith("eval_")
+                            and k not in ("eval_runtime", "eval_samples_per_second", "eval_steps_per_second"))
+        text = f"step {state.global_step}/{state.max_steps}: {numbers}"
+        if self.bar is not None:
+            self.bar.update(self.task, completed=state.global_step, total=state.max_steps, description=text)
+        elif self.echo:
+            self.console.print(text, markup=False, highlight=False)

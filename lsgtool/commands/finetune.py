@@ -12,7 +12,8 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from lsgtool.commands._common import JsonOption, emit, stderr
+from lsgtool.commands._common import JsonOption, emit
+from lsgtool.commands._progress import TrainingProgress
 from lsgtool.core.errors import Interrupted, UsageError
 
 COMMAND = "finetune"
@@ -151,41 +152,6 @@ def _start(out: Path, resume: bool, overwrite: bool, resolved: str) -> None:
     (out / "finetune.toml").write_text(resolved)
 
 
-class _Progress:
-    """Steps and loss: a rich bar on a terminal, a line per log in a pipe, nothing with --json."""
-
-    def __init__(self, as_json: bool):
-        self.console = stderr()
-        self.live = not as_json and self.console.is_terminal and _is_main()
-        self.echo = not as_json and not self.live and _is_main()
-        self.bar = self.task = None
-
-    def __enter__(self):
-        if self.live:
-            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
-
-            self.bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                                TimeRemainingColumn(), console=self.console, transient=True)
-            self.bar.start()
-            self.task = self.bar.add_task("training", total=None)
-        return self
-
-    def __exit__(self, *exc):
-        if self.bar is not None:
-            self.bar.stop()
-        return False
-
-    def log(self, logs: dict, state) -> None:
-        numbers = ", ".join(f"{k.removeprefix('eval_')} {v:.4g}" for k, v in logs.items()
-                            if isinstance(v, float) and k in ("loss", "eval_loss", "learning_rate") or k.startswith("eval_")
-                            and k not in ("eval_runtime", "eval_samples_per_second", "eval_steps_per_second"))
-        text = f"step {state.global_step}/{state.max_steps}: {numbers}"
-        if self.bar is not None:
-            self.bar.update(self.task, completed=state.global_step, total=state.max_steps, description=text)
-        elif self.echo:
-            self.console.print(text, markup=False, highlight=False)
-
-
 def _train(settings: dict, prepared, out: Path, resume: bool, as_json: bool) -> dict:
     from lsgtool.core.writing import write_marker
     from lsgtool.finetune.train import Stop, curves, last_checkpoint, save_final, summary_numbers, trainer_for, write_json
@@ -202,7 +168,7 @@ def _train(settings: dict, prepared, out: Path, resume: bool, as_json: bool) -> 
             raise KeyboardInterrupt
         stop.requested = True
 
-    with _Progress(as_json) as progress:
+    with TrainingProgress(as_json, _is_main()) as progress:
         trainer = trainer_for(settings, prepared, out, stop, progress.log)
         signal.signal(signal.SIGINT, interrupt)
         try:
