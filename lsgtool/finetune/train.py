@@ -164,8 +164,6 @@ def prepare(config: dict, show_progress: bool = True) -> Prepared:
     info["max_length"] = limit
     train, evaluation, collator, counts = _tokenised(raw, tokenizer, model, task, config, labels, limit)
     info.update(counts)
-    if config["train"]["gradient_checkpointing"]:
-        model.gradient_checkpointing_enable()
     return Prepared(model, tokenizer, train, evaluation, collator, labels, info)
 
 
@@ -369,11 +367,23 @@ def arguments(config: dict, out: Path, has_eval: bool, metric: str, generate: bo
         greater_is_better=None if metric == "loss" else True, report_to="none", disable_tqdm=True,
         train_sampling_strategy=t["sampling"], predict_with_generate=generate,
         generation_max_length=t["generate_length"], use_cpu=not torch.cuda.is_available(),
-        remove_unused_columns=False, **precision_flags(t["precision"]),
+        remove_unused_columns=False, **_checkpointing(t["gradient_checkpointing"]), **precision_flags(t["precision"]),
         # transformers scales every loss by the process count for models that would average tokens across
         # devices; classification heads do not, so their gradients doubled on 2 processes: each process's mean
         # loss, averaged by DDP, is the global batch's mean (token losses: per-process token means)
         average_tokens_across_devices=False)
+
+
+def _checkpointing(enabled: bool) -> dict[str, bool]:
+    """Gradient (activation) checkpointing under the name the installed transformers uses."""
+    import inspect
+
+    from transformers import TrainingArguments
+
+    if not enabled:
+        return {}
+    names = inspect.signature(TrainingArguments.__init__).parameters
+    return {"activation_checkpointing" if "activation_checkpointing" in names else "gradient_checkpointing": True}
 
 
 class Stop:

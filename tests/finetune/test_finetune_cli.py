@@ -310,3 +310,14 @@ def test_on_a_terminal_the_missing_model_and_data_are_asked_for(terminal, work, 
                    cwd=tmp_path, env={"LSGTOOL_LOAD_PLUGINS": ""}, timeout=240)
     assert run.returncode == 0 and not run.unanswered, run.output
     assert (tmp_path / "run" / "model.safetensors").exists()
+
+
+def test_early_stopping_and_gradient_checkpointing(app, runner, work, tmp_path):
+    stopped = finetune(app, runner, "--task", "classification", "--model", work / "bert", "--data", work / "cls.jsonl",
+                       "--out", tmp_path / "a", "--lr", 1e-12, "--max-steps", 50, "--set", "train.eval_steps=1",
+                       "--set", "train.patience=2", "--set", "train.metric=loss")
+    assert stopped["steps"] < 10  # evaluation loss stopped improving: early stopping ended the run
+    checkpointed = finetune(app, runner, "--task", "classification", "--model", work / "bert", "--convert", "--block", 16,
+                            "--max-length", 256, "--data", work / "cls.jsonl", "--out", tmp_path / "b", "--max-steps", 3,
+                            "--set", "train.gradient_checkpointing=true")
+    assert checkpointed["steps"] == 3 and checkpointed["train_metrics"]["train_loss"] > 0
