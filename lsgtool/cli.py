@@ -149,15 +149,18 @@ class LsgtoolGroup(TyperGroup):
 
 
 def _quiet_hf_bars() -> None:
-    """transformers' and the Hub's tqdm bars ("Loading weights", "Writing model shards") would clutter stderr
-    beside lsgtool's own progress, even under --json: off, unless the user set HF_HUB_DISABLE_PROGRESS_BARS.
-    Their warnings stay."""
+    """transformers', the Hub's and datasets' tqdm bars ("Loading weights", "Writing model shards", "Map")
+    would clutter stderr beside lsgtool's own progress, even under --json: off, unless the user set
+    HF_HUB_DISABLE_PROGRESS_BARS. Their warnings stay."""
     if os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1") != "1":
         return
+    os.environ.setdefault("HF_DATASETS_DISABLE_PROGRESS_BARS", "1")  # read when datasets is imported
     if "transformers.utils.logging" in sys.modules:  # imported already (read the variable at import)
         sys.modules["transformers.utils.logging"].disable_progress_bar()
     elif "huggingface_hub.utils" in sys.modules:
         sys.modules["huggingface_hub.utils"].disable_progress_bars()
+    if "datasets.utils.logging" in sys.modules:
+        sys.modules["datasets.utils.logging"].disable_progress_bar()
 
 
 def _show_version(value: bool) -> None:

@@ -134,9 +134,10 @@ class TrainingProgress:
         return False
 
     def log(self, logs: dict, state) -> None:
-        numbers = ", ".join(f"{k.removeprefix('eval_')} {v:.4g}" for k, v in logs.items()
-                            if isinstance(v, float) and k in ("loss", "eval_loss", "learning_rate") or k.startswith("eval_")
-                            and k not in ("eval_runtime", "eval_samples_per_second", "eval_steps_per_second"))
+        from lsgtool.finetune.train import eval_metrics
+
+        shown = {**{k: logs[k] for k in ("loss", "learning_rate") if k in logs}, **eval_metrics(logs)}
+        numbers = ", ".join(f"{k.removeprefix('eval_')} {v:.4g}" for k, v in shown.items() if isinstance(v, float))
         text = f"step {state.global_step}/{state.max_steps}: {numbers}"
         if self.bar is not None:
             self.bar.update(self.task, completed=state.global_step, total=state.max_steps, description=text)

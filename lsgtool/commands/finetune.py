@@ -6,7 +6,7 @@ from __future__ import annotations
 import shutil
 import signal
 from pathlib import Path
-from typing import Annotated, Any, Optional
+from typing import Annotated, Optional
 
 import typer
 from rich.console import Console
@@ -66,7 +66,6 @@ def finetune_command(
              "data": {"name": data, "text_column": text_column, "label_column": label_column,
                       "summary_column": summary_column}}
     settings = resolve(recipe, config, typed, list(sets or []))
-    _quiet_datasets()
     task = settings["train"]["task"]
     out = out or Path(f"finetune-{task}")
     if dry_run:
@@ -95,18 +94,6 @@ def _ask_missing(model: str | None, data: str | None, as_json: bool) -> tuple[st
         data = ask("Which data (a file, a folder, a save_to_disk folder or a Hub dataset)?", found[0] if found else "",
                    check=lambda v: None if v else "a dataset is needed.")
     return model, data
-
-
-def _quiet_datasets() -> None:
-    """datasets' own bars ("Generating train split", "tokenising") under lsgtool's: off, as transformers' are."""
-    import os
-
-    if os.environ.get("HF_HUB_DISABLE_PROGRESS_BARS", "1") == "1":
-        try:
-            from datasets.utils.logging import disable_progress_bar
-        except ImportError:
-            return
-        disable_progress_bar()
 
 
 def _is_main() -> bool:
@@ -156,9 +143,6 @@ def _train(settings: dict, prepared, out: Path, resume: bool, as_json: bool) -> 
     from lsgtool.core.writing import write_marker
     from lsgtool.finetune.train import Stop, curves, last_checkpoint, save_final, summary_numbers, trainer_for, write_json
 
-    from transformers.utils import logging as hf_logging
-
-    hf_logging.disable_progress_bar()  # checkpoints would draw "Writing model shards" bars under lsgtool's own
     stop = Stop()
     previous = signal.getsignal(signal.SIGINT)
 

@@ -196,9 +196,10 @@ LSG_MAX_LENGTH = 2**18
 
 def _lsg(models, sources, *, length, layer, head, input_file, overrides, as_json, **_) -> dict:
     from lsgtool.core.inspect.connectivity import compare_budget, connectivity, is_data_dependent, nominal
-    from lsgtool.inspection.models import LSG_FLAGS, lsg_target
+    from lsgtool.commands.convert import CONVERT_FLAGS
+    from lsgtool.inspection.models import lsg_target
 
-    with flag_names(LSG_FLAGS):
+    with flag_names(CONVERT_FLAGS):
         target = lsg_target(sources[0] if sources else None, overrides)
     config = target.config
     n = _one_length(length, int(target.positions or 4096))
@@ -293,7 +294,7 @@ def _lsg_notes(result: dict, config) -> list[str]:
 
 
 def _picks(name: str, target, document, layer: int, head: int, as_json: bool):
-    from lsgtool.core.convert.engine import resolve_adapter, usable_positions
+    from lsgtool.core.convert.engine import model_positions
     from lsgtool.core.inspect.connectivity import lsg_layers
     from lsgtool.core.load import load, load_tokenizer
     from lsgtool.inspection.models import has_weights
@@ -306,10 +307,7 @@ def _picks(name: str, target, document, layer: int, head: int, as_json: bool):
     model = load(name).eval()
     layers = lsg_layers(model)
     _in_range("--layer", layer, len(layers), "LSG layers")
-    try:
-        limit = usable_positions(model, resolve_adapter(model))
-    except (UsageError, AttributeError):
-        limit = 2**20
+    limit = model_positions(model) or 2**20
     with Steps(f"tracing layer {layer}'s selector on {document.name}", as_json=as_json) as tick, _traceable():
         found = picks(model, tokenizer, document.text, layer, head, limit, progress=tick)
     summary = {"input": document.name, "layer": layer, "head": head, "selector": found.selector,
@@ -341,7 +339,7 @@ def _draw_lsg(folder: Path, plots: bool, result: dict, files: dict) -> list[Path
 
 def _ssm(models, sources, *, length, layer, vs_init, as_json, **_) -> dict:
     from lsgtool.core.inspect.ssm import kernel_stats, ssm_layers
-    from lsgtool.inspection.models import locost_model, random_locost
+    from lsgtool.inspection.models import NO_WEIGHTS, locost_model, random_locost
 
     n = _one_length(length, 4096)
     loaded = []
@@ -362,7 +360,7 @@ def _ssm(models, sources, *, length, layer, vs_init, as_json, **_) -> dict:
                 stats = kernel_stats(f"layer {index}", mixer, n)
                 rows.append(stats.summary())
                 if index == (layer or 0):
-                    shown = name if note != "random weights (no weights on this machine)" else f"{name} (random weights)"
+                    shown = f"{name} (random weights)" if note == NO_WEIGHTS else name
                     stats_at_layer.append((shown, stats))
                 done += 1
                 tick(done, total)

@@ -25,6 +25,7 @@ GENERATIVE = ("seq2seq", "gsg")
 LOAD_TASK = {"classification": "sequence-classification", "multilabel": "sequence-classification",
              "token-classification": "token-classification", "mlm": "masked-lm", "seq2seq": "seq2seq-lm",
              "gsg": "seq2seq-lm"}
+EVAL_TIMING = ("eval_runtime", "eval_samples_per_second", "eval_steps_per_second", "eval_epoch")
 DROPOUT_KEYS = ("hidden_dropout_prob", "attention_probs_dropout_prob", "dropout", "attention_dropout",
                 "activation_dropout", "dropout_rate", "classifier_dropout")
 
@@ -48,14 +49,12 @@ def _is_lsg(model) -> bool:
 
 
 def _positions(model) -> int | None:
-    from lsgtool.core.convert.engine import resolve_adapter, usable_positions
+    from lsgtool.core.convert.engine import model_positions
 
-    if getattr(model.config, "model_type", None) == "locost":
-        return None
-    try:
-        return usable_positions(model, resolve_adapter(model))
-    except (UsageError, AttributeError, KeyError):
+    found = model_positions(model)
+    if found is None and getattr(model.config, "model_type", None) != "locost":
         return getattr(model.config, "max_position_embeddings", None)
+    return found
 
 
 def load_model(config: dict, labels: list[str] | None):
@@ -132,7 +131,7 @@ def freeze(model, mode: str, patterns: list[str]) -> dict[str, int]:
 # ---------------------------------------------------------------- data
 
 
-def prepare(config: dict, show_progress: bool = True) -> Prepared:
+def prepare(config: dict) -> Prepared:
     """Data, model and collator of a run: every check that can fail on the user's input runs before training."""
     from lsgtool.finetune import data as D
 
@@ -421,7 +420,7 @@ def trainer_for(config: dict, prepared: Prepared, out: Path, stop: Stop, on_log=
     metric = config["train"]["metric"] or metric
     has_eval = prepared.eval is not None
     generate = task in GENERATIVE and has_eval
-    args = arguments(config, out, has_eval, metric if has_eval and (compute or metric == "loss") else "loss", generate)
+    args = arguments(config, out, has_eval, metric if compute or metric == "loss" else "loss", generate)
     from transformers.trainer_callback import PrinterCallback, ProgressCallback
 
     cls = Seq2SeqTrainer if task in GENERATIVE else Trainer
@@ -456,8 +455,7 @@ def curves(history: list[dict], path: Path, title: str) -> Path:
     left.set_xlabel("step")
     left.set_ylabel("loss")
     left.grid(True, alpha=0.3)
-    names = sorted({k for h in history for k in h if k.startswith("eval_") and k not in
-                    ("eval_loss", "eval_runtime", "eval_samples_per_second", "eval_steps_per_second", "eval_epoch")})
+    names = sorted({k for h in history for k in eval_metrics(h) if k != "eval_loss"})
     handles = left.get_legend_handles_labels()
     if names:
         right = left.twinx()
@@ -484,11 +482,7 @@ def save_final(model, tokenizer, out: Path) -> None:
 
     from lsgtool.core.convert.folder import write_config
 
-    from transformers.utils import logging as hf_logging
-
     tmp = Path(tempfile.mkdtemp(prefix=".final-", dir=out))
-    bars = hf_logging.is_progress_bar_enabled()
-    hf_logging.disable_progress_bar()
     try:
         model.save_pretrained(tmp)
         if _is_lsg(model):
@@ -500,9 +494,12 @@ def save_final(model, tokenizer, out: Path) -> None:
                 shutil.rmtree(target)
             item.replace(target)
     finally:
-        if bars:
-            hf_logging.enable_progress_bar()
         shutil.rmtree(tmp, ignore_errors=True)
+
+
+def eval_metrics(logs: dict) -> dict:
+    """The evaluation results of a log entry (loss and metrics), without its timings."""
+    return {k: v for k, v in logs.items() if k.startswith("eval_") and k not in EVAL_TIMING}
 
 
 def summary_numbers(history: list[dict]) -> dict[str, Any]:
@@ -512,8 +509,7 @@ def summary_numbers(history: list[dict]) -> dict[str, Any]:
         out["loss_drop"] = round(1 - losses[-1] / losses[0], 4)
     evals = [h for h in history if "eval_loss" in h]
     if evals:
-        out["final_eval"] = {k: v for k, v in evals[-1].items() if k.startswith("eval_") and k not in
-                             ("eval_runtime", "eval_samples_per_second", "eval_steps_per_second")}
+        out["final_eval"] = eval_metrics(evals[-1])
     return {k: (round(v, 6) if isinstance(v, float) and math.isfinite(v) else v) for k, v in out.items()}
 
 

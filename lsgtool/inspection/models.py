@@ -8,11 +8,10 @@ from typing import Any
 
 import torch
 
-from lsgtool.core.errors import UsageError
 from lsgtool.core.load.source import WEIGHT_PATTERNS, Source
 
-LSG_FLAGS = {"sparse_block_size": "--sparse-block", "block_size": "--block", "sparsity_factor": "--factor",
-             "sparsity_type": "--sparse", "num_global_tokens": "--global"}
+
+NO_WEIGHTS = "random weights (no weights on this machine)"
 
 
 def find(name: str) -> Source:
@@ -70,14 +69,12 @@ def lsg_target(source: Source | None, overrides: dict[str, Any]) -> LSGTarget:
 def locost_model(source: Source, name: str) -> tuple[torch.nn.Module, str]:
     """The LOCOST model ``source`` names: loaded when its weights are here, else random weights from its config
     (said in the returned note)."""
-    from lsgtool.core.ssm.locost import LocostConfig, LocostForConditionalGeneration
+    from lsgtool.core.load import load
 
     if has_weights(source):
-        from lsgtool.core.load import load
-
         return load(name), "saved weights"
-    return random_locost(LocostConfig(**source.overrides) if source.layout == "preset" else LocostConfig.from_dict(source.config)), \
-        "random weights (no weights on this machine)"
+    torch.manual_seed(0)
+    return load(name, random_init=True), NO_WEIGHTS
 
 
 def random_locost(config) -> torch.nn.Module:

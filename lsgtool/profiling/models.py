@@ -93,18 +93,6 @@ def _build(target: ModelTarget, variant: str, length: int, block: int = 128, fac
     return model
 
 
-def _positions(model) -> int | None:
-    """Positions a converted or source model can take (None: no position table, any length)."""
-    if getattr(model.config, "model_type", None) == "locost":
-        return None
-    from lsgtool.core.convert.engine import resolve_adapter, usable_positions
-
-    try:
-        return usable_positions(model, resolve_adapter(model))
-    except (UsageError, AttributeError):
-        return None
-
-
 def model_step(target: dict, variant: str, length: int, setup, mode: str, device: str,
                dtype: torch.dtype) -> tuple[Callable[[], None], torch.nn.Module]:
     """One measured step of a whole model on ``setup.batch`` random token sequences of ``length``, and the model.
@@ -113,7 +101,9 @@ def model_step(target: dict, variant: str, length: int, setup, mode: str, device
 
     target, batch = ModelTarget(**target), setup.batch
     model = _build(target, variant, length, setup.block, setup.factor)
-    limit = _positions(model)
+    from lsgtool.core.convert.engine import model_positions
+
+    limit = model_positions(model)
     if limit is not None and length > limit:
         raise UsageError(f"longer than the model's {limit} positions", "profile lengths up to the model's positions.")
     model = model.to(device=device, dtype=dtype)

@@ -66,6 +66,16 @@ def usable_positions(model, adapter: ArchitectureAdapter) -> int:
     return table.num_embeddings - position_offset(table)
 
 
+def model_positions(model) -> int | None:
+    """Tokens a model's position table takes (None: LOCOST, or no table its adapter knows)."""
+    if getattr(model.config, "model_type", None) == "locost":
+        return None
+    try:
+        return usable_positions(model, resolve_adapter(model))
+    except (UsageError, AttributeError, KeyError):
+        return None
+
+
 def extend_positions(model, adapter: ArchitectureAdapter, max_length: int) -> None:
     """Tile every position table to ``max_length`` positions (§3.4); sinusoidal tables are regenerated."""
     base = model.base_model
