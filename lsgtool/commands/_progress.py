@@ -8,7 +8,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.text import Text
 
 from lsgtool.commands._common import stderr
-from lsgtool.summarize.progress import Progress as Listener
+from lsgtool.progress import Progress as Listener
 
 STREAM_CHARS = 600  # the tail of the streamed text kept on screen
 
@@ -62,9 +62,11 @@ class RichProgress(Listener):
         if not self.live_ok:
             self.console.print(description, markup=False, highlight=False)
 
-    def advance(self, n: int = 1) -> None:
+    def advance(self, n: int = 1, detail: str | None = None) -> None:
         if self.task is not None:
-            self.bars.advance(self.task, n)
+            self.bars.update(self.task, advance=n, **({"description": detail} if detail else {}))
+        if detail and not self.live_ok:
+            self.console.print(detail, markup=False, highlight=False)
 
     def text(self, piece: str) -> None:
         self.streamed.append(piece)

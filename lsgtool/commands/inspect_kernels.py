@@ -72,7 +72,7 @@ def inspect_kernels_command(
     given = [f for f, v in zip(("--block", "--sparse-block", "--factor", "--sparse", "--global"), overrides.values())
              if v is not None]
     if plots:
-        from lsgtool.profiling.report import require_plotting
+        from lsgtool.plots import require_plotting
 
         require_plotting()
     require_device(device)
@@ -297,10 +297,9 @@ def _picks(name: str, target, document, layer: int, head: int, as_json: bool):
     from lsgtool.core.convert.engine import model_positions
     from lsgtool.core.inspect.connectivity import lsg_layers
     from lsgtool.core.load import load, load_tokenizer
-    from lsgtool.inspection.models import has_weights
     from lsgtool.inspection.picks import picks, preview
 
-    if not has_weights(target.source):
+    if not target.source.has_weights:
         raise UsageError(f"--input runs the model on the text, and {name!r} has no weights here.",
                          "pass a checkpoint folder (a converted model), or leave --input out for the map.")
     tokenizer = load_tokenizer(name)

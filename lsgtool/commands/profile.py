@@ -87,7 +87,7 @@ def profile_command(
     if hidden % heads:
         raise UsageError(f"--hidden {hidden} must be divisible by --heads {heads}.", "e.g. --hidden 768 --heads 12.")
     if plots:
-        from lsgtool.profiling.report import require_plotting
+        from lsgtool.plots import require_plotting
 
         require_plotting()
     require_device(device)

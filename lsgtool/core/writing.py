@@ -21,10 +21,12 @@ from typing import Any
 
 from lsgtool.core.errors import UsageError
 
-__all__ = ["MARKER", "check_target", "clean_stale", "pid_alive", "publish", "read_marker", "stage", "write_marker"]
+__all__ = ["MARKER", "check_target", "clean_stale", "clean_stale_files", "pid_alive", "publish", "read_marker",
+           "stage", "write_file", "write_json", "write_marker"]
 
 MARKER = ".lsgtool.json"
 STAGING = ".lsgtool-staging.json"
+TMP = ".lsgtool-tmp"  # suffix of a file being written: .<name>.<pid>.lsgtool-tmp beside its target
 
 
 def _staging_prefix(out: Path) -> str:
@@ -39,15 +41,49 @@ def read_marker(folder: Path) -> dict[str, Any] | None:
     return data if isinstance(data, dict) else None
 
 
-def write_marker(folder: Path, **fields: Any) -> None:
+def lsgtool_version() -> str:
+    """The installed lsgtool's version, from package metadata (core imports nothing above it)."""
     from importlib.metadata import PackageNotFoundError, version
 
     try:
-        written_with = version("lsgtool")
+        return version("lsgtool")
     except PackageNotFoundError:  # run from a source tree that is not installed
-        written_with = "unknown"
-    (Path(folder) / MARKER).write_text(json.dumps({"written_by": "lsgtool", "version": written_with, **fields},
-                                                  indent=2) + "\n")
+        return "unknown"
+
+
+def write_marker(folder: Path, **fields: Any) -> None:
+    write_json(Path(folder) / MARKER, {"written_by": "lsgtool", "version": lsgtool_version(), **fields})
+
+
+def write_file(path: str | Path, data: str | bytes) -> Path:
+    """Replace the file ``path`` in one step: written beside it under a temporary name carrying this process's
+    id, then renamed over it, with the permissions a new file gets. A killed writer leaves only the temporary
+    file, which ``clean_stale_files`` removes."""
+    path = Path(path)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}{TMP}")
+    if isinstance(data, str):
+        tmp.write_text(data, encoding="utf-8")
+    else:
+        tmp.write_bytes(data)
+    os.replace(tmp, path)
+    return path
+
+
+def write_json(path: str | Path, data: Any) -> Path:
+    """``write_file`` of ``data`` as indented JSON (values JSON does not know written as strings)."""
+    return write_file(path, json.dumps(data, indent=2, default=str, ensure_ascii=False) + "\n")
+
+
+def clean_stale_files(folder: str | Path, recursive: bool = False) -> list[str]:
+    """Remove the temporary files of ``write_file`` calls whose process died (pid in the name, no such process)."""
+    folder = Path(folder)
+    removed = []
+    for tmp in (folder.rglob if recursive else folder.glob)(f".*{TMP}"):
+        pid = tmp.name[: -len(TMP)].rsplit(".", 1)[-1]
+        if pid.isdigit() and not pid_alive(int(pid)):
+            tmp.unlink(missing_ok=True)
+            removed.append(tmp.name)
+    return removed
 
 
 def _is_model_folder(folder: Path) -> bool:

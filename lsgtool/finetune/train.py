@@ -18,6 +18,7 @@ from typing import Any, Callable
 
 import torch
 
+from lsgtool.core.convert.folder import is_lsg_model
 from lsgtool.core.errors import UsageError
 
 CLASSIFIERS = ("classification", "multilabel")
@@ -42,10 +43,6 @@ class Prepared:
 
 
 # ---------------------------------------------------------------- model
-
-
-def _is_lsg(model) -> bool:
-    return hasattr(getattr(model, "base_model", None), "lsg_config")
 
 
 def _positions(model) -> int | None:
@@ -75,7 +72,7 @@ def load_model(config: dict, labels: list[str] | None):
     tokenizer = load_tokenizer(m["name"])
     model = load(m["name"], task=LOAD_TASK[task], config_overrides=overrides or None)
     notes = []
-    if m["convert"] or (m["max_length"] and _is_lsg(model) and m["max_length"] > (_positions(model) or 0)):
+    if m["convert"] or (m["max_length"] and is_lsg_model(model) and m["max_length"] > (_positions(model) or 0)):
         notes.append(_convert_note(m))
         model = _convert(model, m)
     model.train()
@@ -85,7 +82,7 @@ def load_model(config: dict, labels: list[str] | None):
 def _convert(model, m: dict):
     from lsgtool.core.convert.api import convert
 
-    if _is_lsg(model) and not m["convert"]:  # the paper's 4K -> 16K warm start: same layout, more positions
+    if is_lsg_model(model) and not m["convert"]:  # the paper's 4K -> 16K warm start: same layout, more positions
         from lsgtool.core.convert.engine import lsg_config_of
 
         c = lsg_config_of(model)
@@ -442,9 +439,9 @@ def last_checkpoint(out: Path) -> Path | None:
 
 def curves(history: list[dict], path: Path, title: str) -> Path:
     """Training loss and evaluation loss/metrics against the step."""
-    from lsgtool.profiling.report import _pyplot
+    from lsgtool.plots import pyplot, save
 
-    plt = _pyplot()
+    plt = pyplot()
     fig, left = plt.subplots(figsize=(7.5, 4.5))
     train = [(h["step"], h["loss"]) for h in history if "loss" in h]
     evals = [(h["step"], h["eval_loss"]) for h in history if "eval_loss" in h]
@@ -469,9 +466,7 @@ def curves(history: list[dict], path: Path, title: str) -> Path:
         handles = (handles[0] + more[0], handles[1] + more[1])
     left.legend(*handles, fontsize=8)
     left.set_title(title, fontsize=10)
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    save(fig, path)
     return path
 
 
@@ -485,7 +480,7 @@ def save_final(model, tokenizer, out: Path) -> None:
     tmp = Path(tempfile.mkdtemp(prefix=".final-", dir=out))
     try:
         model.save_pretrained(tmp)
-        if _is_lsg(model):
+        if is_lsg_model(model):
             write_config(tmp / "config.json", type(model).__name__, "lsgtool")
         tokenizer.save_pretrained(tmp)
         for item in tmp.iterdir():

@@ -8,7 +8,7 @@ from typing import Any
 
 import torch
 
-from lsgtool.core.load.source import WEIGHT_PATTERNS, Source
+from lsgtool.core.load.source import Source
 
 
 NO_WEIGHTS = "random weights (no weights on this machine)"
@@ -18,14 +18,6 @@ def find(name: str) -> Source:
     from lsgtool.core.load import resolve
 
     return resolve(name, weights_needed=False)
-
-
-def has_weights(source: Source) -> bool:
-    if source.layout == "preset":
-        return False
-    if source.path.is_file():
-        return True
-    return any(any(source.path.glob(pattern)) for pattern in WEIGHT_PATTERNS)
 
 
 def _first(config: dict[str, Any], *keys: str, default=None):
@@ -71,7 +63,7 @@ def locost_model(source: Source, name: str) -> tuple[torch.nn.Module, str]:
     (said in the returned note)."""
     from lsgtool.core.load import load
 
-    if has_weights(source):
+    if source.has_weights:
         return load(name), "saved weights"
     torch.manual_seed(0)
     return load(name, random_init=True), NO_WEIGHTS

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import torch
 
-from lsgtool.profiling.report import _pyplot
+from lsgtool.plots import pyplot, save
 
 COLOURS = {"global": (0.55, 0.25, 0.65), "local": (0.20, 0.45, 0.80), "sparse": (0.95, 0.50, 0.10)}
 KIND_COLOURS = {"matmul": "tab:blue", "fft": "tab:purple", "softmax/sdpa": "tab:red", "gather/copy": "tab:orange",
@@ -30,7 +30,7 @@ def lsg_map(conn, heads: list[int], path: Path, title: str) -> Path:
     """Queries (rows, per block) by keys (columns) for each head in ``heads``; the global tokens as strips."""
     from matplotlib.patches import Patch
 
-    plt = _pyplot()
+    plt = pyplot()
     n, G = conn.padded, conn.config.num_global_tokens
     fig, axes = plt.subplots(1, len(heads), figsize=(5.2 * len(heads) + 0.6, 5.6), squeeze=False)
     strip = max(G, n * 0.025) if G else 0
@@ -51,9 +51,7 @@ def lsg_map(conn, heads: list[int], path: Path, title: str) -> Path:
                *([Patch(color=COLOURS["global"], label=f"{G} global token(s)")] if G else [])]
     fig.legend(handles=handles, loc="lower center", ncol=3, fontsize=8, frameon=False)
     fig.suptitle(title, fontsize=10)
-    fig.tight_layout(rect=(0, 0.05, 1, 0.95))
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    save(fig, path, rect=(0, 0.05, 1, 0.95))
     return path
 
 
@@ -67,7 +65,7 @@ def _channels(stats, count: int = 6) -> list[int]:
 def ssm_kernels(models: list[tuple[str, object]], path: Path, title: str) -> Path:
     """LOCOST Fig. 3 style: mean |K| per distance bin for channels of short to long reach, causal and anti-causal,
     one column per model."""
-    plt = _pyplot()
+    plt = pyplot()
     directions = max(s.reach.shape[0] for _, s in models)
     fig, axes = plt.subplots(directions, len(models), figsize=(5.2 * len(models), 3.4 * directions), squeeze=False)
     for col, (label, stats) in enumerate(models):
@@ -85,16 +83,14 @@ def ssm_kernels(models: list[tuple[str, object]], path: Path, title: str) -> Pat
             ax.grid(True, which="both", alpha=0.3)
             ax.legend(fontsize=6)
     fig.suptitle(title, fontsize=10)
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    save(fig, path)
     return path
 
 
 def ssm_heatmap(models: list[tuple[str, object]], path: Path, title: str) -> Path:
     """App. C style: |K| / max per channel across all channels (sorted by reach) and distance, anti-causal to the
     left of 0 and causal to the right, log colour."""
-    plt = _pyplot()
+    plt = pyplot()
     fig, axes = plt.subplots(1, len(models), figsize=(6 * len(models), 4.6), squeeze=False)
     image = None
     for ax, (label, stats) in zip(axes[0], models):
@@ -114,14 +110,13 @@ def ssm_heatmap(models: list[tuple[str, object]], path: Path, title: str) -> Pat
         ax.set_title(f"{label} — {stats.name}", fontsize=9)
     fig.colorbar(image, ax=axes[0].tolist(), label="log10 |K| / max")
     fig.suptitle(title, fontsize=10)
-    fig.savefig(path, dpi=110, bbox_inches="tight")
-    plt.close(fig)
+    save(fig, path, tight_box=True)
     return path
 
 
 def ssm_reach(models: list[tuple[str, list[dict]]], path: Path, title: str) -> Path:
     """Median and 90th-percentile reach per layer (both directions), one line per model."""
-    plt = _pyplot()
+    plt = pyplot()
     fig, ax = plt.subplots(figsize=(7.5, 4.6))
     for label, rows in models:
         layers = range(len(rows))
@@ -141,15 +136,13 @@ def ssm_reach(models: list[tuple[str, list[dict]]], path: Path, title: str) -> P
     ax.set_title(title, fontsize=10)
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(fontsize=7)
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    save(fig, path)
     return path
 
 
 def ops(breakdowns: list, path: Path, title: str) -> Path:
     """Stacked bars: milliseconds per operator kind, one bar per variant and length."""
-    plt = _pyplot()
+    plt = pyplot()
     ok = [b for b in breakdowns if not b.error]
     fig, ax = plt.subplots(figsize=(max(6, 1.1 * len(ok) + 2), 4.6))
     labels = [f"{b.variant}\n{b.length}" for b in ok]
@@ -162,7 +155,5 @@ def ops(breakdowns: list, path: Path, title: str) -> Path:
     ax.set_title(title, fontsize=10)
     ax.legend(fontsize=7, ncol=2)
     ax.tick_params(axis="x", labelsize=7)
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    save(fig, path)
     return path

@@ -8,17 +8,8 @@ import json
 from dataclasses import asdict
 from pathlib import Path
 
-from lsgtool.core.errors import UsageError
+from lsgtool.plots import pyplot, save
 from lsgtool.profiling.engine import Longest, Point
-
-
-def require_plotting() -> None:
-    """Fail before any work when the plots cannot be drawn: matplotlib is the optional extra ``plot``."""
-    try:
-        import matplotlib  # noqa: F401
-    except ImportError:
-        raise UsageError("the plots need matplotlib, which is not installed.",
-                         "pip install 'lsgtool[plot]' (or matplotlib), or pass --no-plots for JSON and CSV only.") from None
 
 
 def _title(meta: dict) -> str:
@@ -58,7 +49,7 @@ def write_longest(found: list[Longest], meta: dict, out: Path, plots: bool = Tru
 
 
 def _plot_longest(rows: list[dict], meta: dict, path: Path) -> None:
-    plt = _pyplot()
+    plt = pyplot()
     fig, ax = plt.subplots(figsize=(7, 0.5 * len(rows) + 1.5))
     lengths = [r["length"] or 0 for r in rows]
     bars = ax.barh([r["variant"] for r in rows], lengths, color="tab:blue")
@@ -74,23 +65,11 @@ def _plot_longest(rows: list[dict], meta: dict, path: Path) -> None:
     ax.invert_yaxis()
     ax.set_xlabel(f"longest input within {meta['memory_limit_mb']:.0f} MB (tokens)")
     ax.set_title(_title(meta))
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-
-
-def _pyplot():
-    require_plotting()
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    return plt
+    save(fig, path)
 
 
 def _plot(points: list[Point], field: str, label: str, path: Path, meta: dict) -> None:
-    plt = _pyplot()
+    plt = pyplot()
     fig, ax = plt.subplots(figsize=(7, 4.5))
     for variant in dict.fromkeys(p.variant for p in points):
         mine = [p for p in points if p.variant == variant]
@@ -108,6 +87,4 @@ def _plot(points: list[Point], field: str, label: str, path: Path, meta: dict) -
     ax.set_title(_title(meta))
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(fontsize=8)
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    save(fig, path)

@@ -14,9 +14,10 @@ from typing import Any
 
 import torch
 
+from lsgtool.core.convert.folder import is_lsg_model
 from lsgtool.core.errors import UsageError
 from lsgtool.summarize.generation import Generation
-from lsgtool.summarize.progress import Progress
+from lsgtool.progress import Progress
 
 NO_LIMIT = 10**7  # tokenizers say 1e30 when they know no limit
 
@@ -32,7 +33,7 @@ class Generated:
 def model_kind(model) -> str:
     if getattr(model.config, "model_type", None) == "locost":
         return "locost"
-    if hasattr(model.base_model, "lsg_config"):
+    if is_lsg_model(model):
         return "lsg"
     return "led" if model.config.model_type == "led" else "seq2seq"
 

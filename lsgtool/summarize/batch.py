@@ -18,12 +18,11 @@ from pathlib import Path
 from typing import Any, Callable
 
 from lsgtool.core.errors import Interrupted, LsgtoolError, UsageError
-from lsgtool.core.writing import pid_alive
+from lsgtool.core.writing import clean_stale_files, write_file
 from lsgtool.summarize.inputs import Job
 from lsgtool.summarize.render import SUFFIX, render
 
 STATE = ".lsgtool-summaries"
-TMP = ".lsgtool-tmp"
 JSONL = "summaries.jsonl"
 
 
@@ -36,21 +35,9 @@ class Outcome:
     main: bool = True  # the process that reports (the only one outside a distributed launch)
 
 
-def write_atomic(path: Path, text: str) -> None:
-    tmp = path.with_name(f".{path.name}.{os.getpid()}{TMP}")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, path)
-
-
 def clean_stale(folder: Path) -> list[str]:
-    """Remove temporary files of lsgtool runs that died (pid in the name, no such process)."""
-    removed = []
-    for tmp in [*folder.glob(f".*{TMP}"), *(folder / STATE).rglob(f".*{TMP}")]:
-        pid = tmp.name[: -len(TMP)].rsplit(".", 1)[-1]
-        if pid.isdigit() and not pid_alive(int(pid)):
-            tmp.unlink(missing_ok=True)
-            removed.append(tmp.name)
-    return removed
+    """Remove temporary files of lsgtool runs that died, beside the outputs and in the records."""
+    return clean_stale_files(folder) + clean_stale_files(folder / STATE, recursive=True)
 
 
 def key(digest: str, identity: dict[str, Any]) -> str:
@@ -108,12 +95,12 @@ class Outputs:
         name = self.name(job)
         record = {**record, "output": name, "key": record_key}
         if self.fmt != "jsonl":
-            write_atomic(self.folder / name, render(record, self.fmt))
-        write_atomic(self.record_path(job, record_key), json.dumps(record, ensure_ascii=False))
+            write_file(self.folder / name, render(record, self.fmt))
+        write_file(self.record_path(job, record_key), json.dumps(record, ensure_ascii=False))
         return name
 
     def write_jsonl(self, records: list[dict[str, Any]]) -> str:
-        write_atomic(self.folder / JSONL, "".join(render(r, "jsonl") for r in records))
+        write_file(self.folder / JSONL, "".join(render(r, "jsonl") for r in records))
         return JSONL
 
 

@@ -16,7 +16,7 @@ import torch
 import torch.nn.functional as F
 
 from lsgtool.documents.sentences import sentence_spans
-from lsgtool.summarize.progress import Progress
+from lsgtool.progress import Progress
 
 MIN_WORDS, MAX_WORDS = 4, 80  # sentences eligible for the summary (headings and run-ons are not)
 

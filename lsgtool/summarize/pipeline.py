@@ -15,7 +15,7 @@ from typing import Any
 from lsgtool.core.errors import LsgtoolError, UsageError
 from lsgtool.documents import Document
 from lsgtool.summarize.memory import can_skip_cache, estimate, largest_fitting
-from lsgtool.summarize.progress import Progress
+from lsgtool.progress import Progress
 from lsgtool.summarize.windows import windows
 
 OVERFLOWS = ("auto", "error", "truncate", "chunk")

@@ -8,7 +8,7 @@ from typing import Any, Callable
 
 from lsgtool.core.convert.engine import (apply_lsg, extend_positions, init_global_tokens, resolve_adapter,
                                          usable_positions)
-from lsgtool.core.convert.folder import LAYOUTS, LSG_PREFIX, write_config
+from lsgtool.core.convert.folder import LAYOUTS, LSG_PREFIX, is_lsg_model, write_config
 from lsgtool.core.errors import UsageError
 from lsgtool.core.writing import check_target, publish, stage, write_marker
 from lsgtool.core.lsg.config import LSGConfig
@@ -97,7 +97,7 @@ def convert(
         model, info = source, None
     else:
         model, info = load(source, architecture=architecture, output_loading_info=True, **load_options)
-    reconvert = hasattr(model.base_model, "lsg_config")
+    reconvert = is_lsg_model(model)
     adapter = resolve_adapter(model)  # an architecture that cannot be converted says so before the tokenizer
     tok = _tokenizer(source, tokenizer, load_options)
     current = usable_positions(model, adapter)

@@ -39,6 +39,11 @@ def is_lsg(config: dict[str, Any]) -> bool:
     return config.get("model_type") == MODEL_TYPE or ("block_size" in config and "sparsity_factor" in config)
 
 
+def is_lsg_model(model: Any) -> bool:
+    """Does a loaded model run LSG attention (``apply_lsg`` marks its base model with ``lsg_config``)?"""
+    return hasattr(getattr(model, "base_model", None), "lsg_config")
+
+
 def read_config(folder: str | Path):
     """The base model's configuration (a transformers ``PretrainedConfig``), with the LSG keys, from either layout."""
     from transformers import AutoConfig

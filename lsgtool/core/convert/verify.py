@@ -9,6 +9,7 @@ from typing import Any
 import torch
 
 from lsgtool.core.convert.engine import set_lsg_config, with_lsg
+from lsgtool.core.convert.folder import is_lsg_model
 from lsgtool.core.lsg.config import LSGConfig
 
 
@@ -28,7 +29,7 @@ def _sample_ids(model, length: int, seed: int = 0) -> torch.Tensor:
 
 def _as_full_attention(model) -> LSGConfig | None:
     """Reduce an LSG model to full attention without global tokens (short inputs); returns its config to restore."""
-    if not hasattr(model.base_model, "lsg_config"):
+    if not is_lsg_model(model):
         return None
     config = with_lsg(model)
     set_lsg_config(model, with_lsg(model, num_global_tokens=0, mask_first_token=False))

@@ -78,6 +78,9 @@ def load(name_or_path, task: str | None = None, *, architecture: str | None = No
          config_overrides: dict[str, Any] | None = None, **kwargs):
     """Load any model lsgtool knows, ready for inference (eval mode).
 
+    ``name_or_path``: a preset, folder, checkpoint file or Hub id, or the ``Source`` that ``resolve`` returned
+    for one (resolve once, then load and ``load_tokenizer`` from the same handle: no second look-up).
+
     ``task`` (``masked-lm``, ``seq2seq-lm``, ``sequence-classification``, ...) or ``architecture`` (a
     transformers class name) pick the head; by default the class the checkpoint was saved from.
     ``config``: the configuration of a Lightning checkpoint (a ``LocostConfig``, a dict or a config.json /
@@ -89,7 +92,8 @@ def load(name_or_path, task: str | None = None, *, architecture: str | None = No
     from dataclasses import replace
 
     options = _options(kwargs)
-    source = resolve(name_or_path, config=config, weights_needed=not random_init, **_hub(options))
+    source = name_or_path if isinstance(name_or_path, Source) else \
+        resolve(name_or_path, config=config, weights_needed=not random_init, **_hub(options))
     if config_overrides:
         source = replace(source, overrides={**source.overrides, **config_overrides})
     if source.kind == "lsg":
@@ -201,14 +205,16 @@ def _load_locost(source: Source, task, options, trust_checkpoint, random_init):
 
 
 def load_tokenizer(name_or_path, *, tokenizer: str | None = None, **kwargs):
-    """The tokenizer of a model (its folder, or the one its preset names), or ``tokenizer`` when given."""
+    """The tokenizer of a model (its folder, or the one its preset names), or ``tokenizer`` when given.
+    ``name_or_path`` may be the ``Source`` of a model already resolved."""
     from transformers import AutoTokenizer
 
     options = _options(kwargs)
     hub = _hub(options)
     where = tokenizer
     if where is None:
-        where = resolve(name_or_path, weights_needed=False, **hub).tokenizer
+        source = name_or_path if isinstance(name_or_path, Source) else resolve(name_or_path, weights_needed=False, **hub)
+        where = source.tokenizer
         if where is None:
             raise UsageError(f"no tokenizer is known for '{name_or_path}'.", "pass one with --tokenizer NAME_OR_PATH.")
     folder = where if os.path.isdir(where) else None

@@ -43,6 +43,13 @@ class Source:
     def folder(self) -> Path:
         return self.path if self.path.is_dir() else self.path.parent
 
+    @property
+    def has_weights(self) -> bool:
+        """Whether weights lie where this source points (a preset without weights has none)."""
+        if self.layout == "preset":
+            return False
+        return self.path.is_file() or has_weights(self.path)
+
 
 def classify(config: dict[str, Any], where: str) -> tuple[str, str]:
     """(kind, layout) of a ``config.json``'s content."""
@@ -75,6 +82,11 @@ def read_json(path: Path) -> dict[str, Any]:
 WEIGHT_PATTERNS = ("*.safetensors", "*.bin", "*.safetensors.index.json", "*.bin.index.json", "*.ckpt", "*.pt", "*.pth")
 
 
+def has_weights(folder: Path) -> bool:
+    """Whether a model folder holds weights (safetensors, PyTorch or Lightning files, sharded or not)."""
+    return any(any(folder.glob(pattern)) for pattern in WEIGHT_PATTERNS)
+
+
 def _folder_source(name: str, folder: Path, weights_needed: bool = True) -> Source:
     config_file = folder / "config.json"
     if not config_file.is_file():
@@ -82,7 +94,7 @@ def _folder_source(name: str, folder: Path, weights_needed: bool = True) -> Sour
                          "pass a folder written by save_pretrained or `lsgtool convert`, a Hub id or a preset name.")
     config = read_json(config_file)
     kind, layout = classify(config, str(config_file))
-    if weights_needed and not any(any(folder.glob(pattern)) for pattern in WEIGHT_PATTERNS):
+    if weights_needed and not has_weights(folder):
         raise UsageError(f"'{folder}' has a config.json but no weights (no model.safetensors or pytorch_model.bin; "
                          f"it holds {_holds(folder)}).",
                          "copy the weights into the folder (save_pretrained writes both), or pass another folder.")
