@@ -15,6 +15,10 @@ from rich.console import Console
 
 from lsgtool.core.errors import LsgtoolError
 
+# LSGConfig keys -> the flags convert and inspect-kernels spell them with (errors name what the user typed)
+LSG_FLAGS = {"sparse_block_size": "--sparse-block", "block_size": "--block", "sparsity_factor": "--factor",
+             "sparsity_type": "--sparse", "num_global_tokens": "--global"}
+
 JsonOption = Annotated[bool, typer.Option("--json", help="Print the result as JSON on stdout.")]
 
 

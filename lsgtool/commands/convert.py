@@ -10,12 +10,8 @@ from rich.console import Console
 from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from lsgtool.commands._common import JsonOption, emit, flag_names, stderr
+from lsgtool.commands._common import LSG_FLAGS, JsonOption, emit, flag_names, stderr
 from lsgtool.core.errors import LsgtoolError
-
-
-CONVERT_FLAGS = {"sparse_block_size": "--sparse-block", "block_size": "--block", "sparsity_factor": "--factor",
-                 "sparsity_type": "--sparse", "num_global_tokens": "--global"}
 
 
 def convert_command(
@@ -79,7 +75,7 @@ def convert_command(
         answers = ask_settings(given, list(get_registry("sparse_selectors")))
         max_length, block, factor = answers.max_length, answers.block, answers.factor
         sparse, global_tokens = answers.sparse, answers.global_tokens
-    with flag_names(CONVERT_FLAGS):  # validate before loading
+    with flag_names(LSG_FLAGS):  # validate before loading
         LSGConfig(block_size=block, sparse_block_size=sparse_block if sparse_block is not None else block,
                   sparsity_factor=factor, sparsity_type=sparse, num_global_tokens=global_tokens)
     if tokenizer is not None and no_tokenizer:

@@ -14,7 +14,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from lsgtool.commands._common import Device, JsonOption, emit, flag_names
+from lsgtool.commands._common import LSG_FLAGS, Device, JsonOption, emit, flag_names
 from lsgtool.commands._progress import Steps
 from lsgtool.core.errors import Interrupted, UsageError
 
@@ -196,10 +196,9 @@ LSG_MAX_LENGTH = 2**18
 
 def _lsg(models, sources, *, length, layer, head, input_file, overrides, as_json, **_) -> dict:
     from lsgtool.core.inspect.connectivity import compare_budget, connectivity, is_data_dependent, nominal
-    from lsgtool.commands.convert import CONVERT_FLAGS
     from lsgtool.inspection.models import lsg_target
 
-    with flag_names(CONVERT_FLAGS):
+    with flag_names(LSG_FLAGS):
         target = lsg_target(sources[0] if sources else None, overrides)
     config = target.config
     n = _one_length(length, int(target.positions or 4096))
