@@ -13,7 +13,9 @@ class ModelPreset:
     ``architecture`` names the model family (``"locost"``, or a transformers class name), ``config`` holds
     configuration overrides, ``tokenizer`` the tokenizer folder or Hub id it expects, ``weights`` a local
     folder or Hub id (None: no weights on this machine), ``hint`` how to get the weights when they are
-    missing, ``description`` what the weights are and what the preset is good for.
+    missing, ``description`` what the weights are and what the preset is good for. ``summarizer``: a
+    summariser ``lsgtool summarize`` may pick by itself when its weights are on this machine (in the order the
+    presets were registered).
     """
 
     architecture: str
@@ -22,6 +24,7 @@ class ModelPreset:
     tokenizer: str | None = None
     weights: str | None = None
     hint: str | None = None
+    summarizer: bool = False
 
     @property
     def kind(self) -> str:

@@ -54,6 +54,17 @@ def register_presets(register):
             "untrained model of the same size with random_init=True",
         ))
 
+    for corpus, length in (("arxiv", 16384), ("pubmed", 16384), ("arxiv", 4096), ("pubmed", 4096)):
+        repo = f"ccdv/lsg-bart-base-{length}-{corpus}"
+        register(f"lsg-bart-{corpus}-{length // 1024}k", ModelPreset(
+            architecture="LSGBartForConditionalGeneration",
+            description=f"BART-base converted to LSG by the LSG authors and fine-tuned to summarise {corpus} papers "
+            f"({length:,} input tokens, paper Table 5; {repo}); `lsgtool summarize` uses it when it is here",
+            weights=repo,
+            hint=f"fetch it once while online (`hf download {repo}`)",
+            summarizer=True,
+        ))
+
 
 @hookimpl
 def register_ssm_variants(register):

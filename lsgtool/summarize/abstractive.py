@@ -16,6 +16,7 @@ import torch
 
 from lsgtool.core.convert.folder import is_lsg_model
 from lsgtool.core.errors import UsageError
+from lsgtool.core.tokens import truncate_ids
 from lsgtool.summarize.generation import Generation
 from lsgtool.progress import Progress
 
@@ -44,9 +45,9 @@ def input_limit(model, tokenizer) -> int | None:
     if kind == "locost":
         return None
     if kind == "lsg":
-        from lsgtool.core.convert.engine import resolve_adapter, usable_positions
+        from lsgtool.core.convert.engine import model_positions
 
-        return usable_positions(model, resolve_adapter(model))
+        return model_positions(model)
     for name in ("max_encoder_position_embeddings", "max_position_embeddings"):
         value = getattr(model.config, name, None)
         if isinstance(value, int) and value > 0:
@@ -116,11 +117,15 @@ class Abstractive:
             return []
         return [len(ids) for ids in self.tokenizer(texts, add_special_tokens=False, verbose=False)["input_ids"]]
 
-    def encode(self, text: str, truncate_to: int | None = None) -> list[int]:
-        """Token ids with the tokenizer's special tokens; ``truncate_to`` keeps that many text tokens."""
-        if truncate_to is None:
-            return self.tokenizer(text, verbose=False)["input_ids"]
-        return self.tokenizer(text, truncation=True, max_length=truncate_to + self.specials, verbose=False)["input_ids"]
+    def encode(self, text: str) -> list[int]:
+        """Token ids with the tokenizer's special tokens (the one tokenisation of a text: counted and generated
+        from the same ids)."""
+        return self.tokenizer(text, verbose=False)["input_ids"]
+
+    def truncate(self, ids: list[int], keep: int) -> list[int]:
+        """The first ``keep`` text tokens of ``ids``, with the special tokens around them kept (as the
+        tokenizer's own truncation does: a cut input still ends with ``</s>``)."""
+        return truncate_ids(self.tokenizer, ids, keep)
 
     def generate_kwargs(self, ids: torch.Tensor, attention_mask: torch.Tensor | None = None) -> dict[str, Any]:
         mask = torch.ones_like(ids) if attention_mask is None else attention_mask
@@ -175,22 +180,24 @@ class Abstractive:
         return results
 
 
-def load_abstractive(model, flags: dict[str, Any], tokenizer: str | None = None, device: str = "cpu",
+def load_abstractive(source, flags: dict[str, Any], tokenizer: str | None = None, device: str = "cpu",
                      dtype: str | None = None, limit: int | None = None, trust_checkpoint: bool = False,
                      config: Any = None) -> Abstractive:
-    """Load a sequence-to-sequence model by any name ``lsgtool.load`` takes, with its tokenizer and settings."""
-    from lsgtool.core.load import load, load_tokenizer, resolve
+    """Load a sequence-to-sequence model, with its tokenizer and settings. ``source``: the ``Source`` the run
+    resolved (or any name ``lsgtool.load`` takes, resolved here, once)."""
+    from lsgtool.core.load import Source, load, load_tokenizer, resolve
     from lsgtool.summarize.generation import resolve as resolve_generation
 
+    if not isinstance(source, Source):
+        source = resolve(source, config=config)
     options = {"dtype": dtype} if dtype else {}
-    source = resolve(model, config=config)
-    loaded = load(model, config=config, trust_checkpoint=trust_checkpoint, **options)
+    loaded = load(source, trust_checkpoint=trust_checkpoint, **options)
     if not getattr(loaded.config, "is_encoder_decoder", False) or not hasattr(loaded, "generate"):
-        raise UsageError(f"'{model}' is not a sequence-to-sequence model ({type(loaded).__name__}): it cannot write "
-                         "abstractive summaries.", "give a summariser (BART, PEGASUS, T5, LED, LOCOST, or one of them "
-                                                   "converted to LSG), or --method extractive for an encoder.")
-    tok = load_tokenizer(model, tokenizer=tokenizer)
+        raise UsageError(f"'{source.name}' is not a sequence-to-sequence model ({type(loaded).__name__}): it cannot "
+                         "write abstractive summaries.", "give a summariser (BART, PEGASUS, T5, LED, LOCOST, or one of "
+                                                         "them converted to LSG), or --method extractive for an encoder.")
+    tok = load_tokenizer(source, tokenizer=tokenizer)
     loaded = loaded.to(device)
     folder = source.folder if source.layout != "lightning" else None
-    return Abstractive(loaded, tok, str(model), resolve_generation(flags, folder and Path(folder), model_kind(loaded)),
+    return Abstractive(loaded, tok, source.name, resolve_generation(flags, folder and Path(folder), model_kind(loaded)),
                        limit)

@@ -118,18 +118,20 @@ class Extractive:
                       time.perf_counter() - start)
 
 
-def load_extractive(model: str = "minilm", window: int = 4096, budget: int = 256, device: str = "cpu",
+def load_extractive(source="minilm", window: int = 4096, budget: int = 256, device: str = "cpu",
                     diversity: float = 0.3, tokenizer: str | None = None) -> Extractive:
-    """An encoder by any name ``lsgtool.load`` takes; converted to LSG for ``window`` tokens unless it reads that many."""
+    """An encoder (the ``Source`` the run resolved, or any name ``lsgtool.load`` takes); converted to LSG for
+    ``window`` tokens unless it reads that many."""
     from lsgtool.core.convert.api import convert
-    from lsgtool.core.convert.engine import resolve_adapter, usable_positions
-    from lsgtool.core.load import load, load_tokenizer
+    from lsgtool.core.convert.engine import model_positions
+    from lsgtool.core.load import Source, load, load_tokenizer, resolve
 
-    encoder = load(model, task="base")
-    tokenizer = load_tokenizer(model, tokenizer=tokenizer)
-    positions = usable_positions(encoder, resolve_adapter(encoder))
-    if positions < window:
+    if not isinstance(source, Source):
+        source = resolve(source)
+    encoder = load(source, task="base")
+    tokenizer = load_tokenizer(source, tokenizer=tokenizer)
+    if (model_positions(encoder) or 0) < window:
         encoder, tokenizer = convert(encoder, max_length=window, block_size=128, sparsity_factor=2,
                                      sparsity_type="norm", num_global_tokens=1, tokenizer=tokenizer)
     tokenizer.model_max_length = window
-    return Extractive(encoder.to(device), tokenizer, model, window, budget, diversity)
+    return Extractive(encoder.to(device), tokenizer, source.name, window, budget, diversity)

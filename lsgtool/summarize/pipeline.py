@@ -102,13 +102,14 @@ class Budget:
         self.summarizer.model.set_cross_attention_cache(cache)
 
 
-def _one_pass(summarizer, text: str, progress: Progress, stream: bool, truncate_to: int | None = None):
-    return summarizer.generate(summarizer.encode(text, truncate_to), progress, stream)
+def _one_pass(summarizer, text: str, progress: Progress, stream: bool):
+    return summarizer.generate(summarizer.encode(text), progress, stream)
 
 
 def summarize_text(text: str, summarizer, overflow: str = "auto", progress: Progress | None = None,
-                   stream: bool = False, budget: Budget | None = None) -> Summary:
-    """One text to one summary by ``overflow``'s route (see the module docstring)."""
+                   stream: bool = False, budget: Budget | None = None, ids: list[int] | None = None) -> Summary:
+    """One text to one summary by ``overflow``'s route (see the module docstring). ``ids``: the text's
+    tokens (``summarizer.encode``) when the caller has them already."""
     progress = progress or Progress()
     if overflow not in OVERFLOWS:
         raise UsageError(f"unknown overflow {overflow!r}.", f"choose one of {', '.join(OVERFLOWS)}.")
@@ -117,10 +118,11 @@ def summarize_text(text: str, summarizer, overflow: str = "auto", progress: Prog
         return Summary(picked.text, "extractive", picked.input_tokens, picked.input_tokens, 0,
                        seconds=picked.seconds)
     progress.stage("tokenize", None, f"{len(text):,} characters")
-    n = summarizer.count([text])[0]
+    ids = summarizer.encode(text) if ids is None else ids
+    n = len(ids) - summarizer.specials
     allowed, why = (budget or Budget(summarizer, None)).tokens(n)
     if allowed is None or (n <= allowed and overflow != "chunk"):
-        g = _one_pass(summarizer, text, progress, stream)
+        g = summarizer.generate(ids, progress, stream)
         return Summary(g.text, "one pass", n, n, 0, new_tokens=g.new_tokens, seconds=g.seconds)
     if allowed < 1:
         raise UsageError(f"no input fits one pass within {why}.", "raise --memory-limit, or use fewer --num-beams.")
@@ -130,7 +132,7 @@ def summarize_text(text: str, summarizer, overflow: str = "auto", progress: Prog
                          f"first {allowed:,} tokens) or chunk (the windows' summaries joined).")
     if overflow == "truncate":
         progress.note(f"truncated to the first {allowed:,} of {n:,} tokens ({why}): {n - allowed:,} dropped")
-        g = _one_pass(summarizer, text, progress, stream, truncate_to=allowed)
+        g = summarizer.generate(summarizer.truncate(ids, allowed), progress, stream)
         return Summary(g.text, "truncated", n, allowed, n - allowed, new_tokens=g.new_tokens, seconds=g.seconds)
     return _hierarchical(text, n, allowed, why, summarizer, overflow, progress, stream)
 
@@ -151,9 +153,10 @@ def _hierarchical(text, n, allowed, why, summarizer, overflow, progress, stream)
         joined = "\n".join(s for s in summaries if s)
         if overflow == "chunk":
             return Summary(joined, "chunked", n, n, 0, counts, 1, new_tokens, seconds)
-        joined_tokens = summarizer.count([joined])[0]
+        joined_ids = summarizer.encode(joined)
+        joined_tokens = len(joined_ids) - summarizer.specials
         if joined_tokens <= allowed:
-            g = _one_pass(summarizer, joined, progress, stream)
+            g = summarizer.generate(joined_ids, progress, stream)
             return Summary(g.text, "hierarchical", n, n, 0, counts, len(counts) + 1, new_tokens + g.new_tokens,
                            seconds + g.seconds)
         if joined_tokens >= level_tokens:
@@ -165,8 +168,9 @@ def _hierarchical(text, n, allowed, why, summarizer, overflow, progress, stream)
 
 def summarize_document(doc: Document, summarizer, overflow: str = "auto", per_chapter: bool = False,
                        progress: Progress | None = None, stream: bool = False,
-                       memory_limit_mb: float | None = None) -> DocumentSummary:
-    """Summarise a document; with ``per_chapter`` each chapter, then the book from the chapters' summaries."""
+                       memory_limit_mb: float | None = None, ids: list[int] | None = None) -> DocumentSummary:
+    """Summarise a document; with ``per_chapter`` each chapter, then the book from the chapters' summaries.
+    ``ids``: the document's tokens when the caller has them already (read once, tokenised once)."""
     progress = progress or Progress()
     budget = Budget(summarizer, memory_limit_mb, progress)
     result = _empty(doc, summarizer, overflow, per_chapter)
@@ -181,7 +185,7 @@ def summarize_document(doc: Document, summarizer, overflow: str = "auto", per_ch
     else:
         if per_chapter:
             progress.note("no chapters found: one summary of the whole text")
-        result.summary = summarize_text(doc.text, summarizer, overflow, progress, stream, budget)
+        result.summary = summarize_text(doc.text, summarizer, overflow, progress, stream, budget, ids)
     return _with_memory(result, summarizer)
 
 
@@ -222,6 +226,7 @@ def summarize_documents(docs: list[Document], summarizer, overflow: str = "auto"
             results[i] = _with_memory(result, summarizer)
     for i, doc in enumerate(docs):
         if i not in results:
-            results[i] = summarize_document(doc, summarizer, overflow, per_chapter, progress, False, memory_limit_mb)
+            results[i] = summarize_document(doc, summarizer, overflow, per_chapter, progress, False, memory_limit_mb,
+                                            encoded[i])
     return [results[i] for i in range(len(docs))]
 

@@ -16,7 +16,7 @@ from lsgtool.documents.sentences import sentences
 METRICS = ("rouge1", "rouge2", "rougeLsum")
 
 
-def _scorer(stem: bool):
+def make_scorer(stem: bool):
     try:
         from rouge_score import rouge_scorer
     except ImportError:
@@ -26,14 +26,14 @@ def _scorer(stem: bool):
 
 def rouge(prediction: str, reference: str, stem: bool = True, scorer=None) -> dict[str, dict[str, float]]:
     """{metric: {"precision", "recall", "f1"}} for one summary against its reference."""
-    scorer = scorer or _scorer(stem)
+    scorer = scorer or make_scorer(stem)
     scores = scorer.score("\n".join(sentences(reference)), "\n".join(sentences(prediction)))
     return {m: {"precision": s.precision, "recall": s.recall, "f1": s.fmeasure} for m, s in scores.items()}
 
 
 def rouge_all(pairs: list[tuple[str, str]], stem: bool = True) -> tuple[list[dict], dict[str, float]]:
     """Per pair scores, and the mean F1 of each metric over the pairs."""
-    scorer = _scorer(stem)
+    scorer = make_scorer(stem)
     each = [rouge(prediction, reference, stem, scorer) for prediction, reference in pairs]
     return each, {m: mean(s[m]["f1"] for s in each) for m in METRICS} if each else {}
 

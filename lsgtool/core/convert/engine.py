@@ -30,6 +30,9 @@ def resolve_adapter(model) -> ArchitectureAdapter:
     declares none), else one found automatically."""
     from lsgtool.core.registry import get_registry
 
+    applied = getattr(getattr(model, "base_model", None), "lsg_adapter", None)
+    if applied is not None:  # an LSG model: the adapter it was built with, decided once
+        return applied
     registry = get_registry("architectures")
     model_type = model.config.model_type.replace("-", "_")
     hint = (f"supported: {', '.join(registry)}, and encoders with absolute positions whose attention uses the "
@@ -130,6 +133,7 @@ def apply_lsg(model, config: LSGConfig, adapter: ArchitectureAdapter) -> None:
                          "fix the adapter's self_attention patterns (docs/plugins.md).")
     for _, module in attention:
         module.lsg_config = config
+    base.lsg_adapter = adapter
     for _, module in find(base, adapter.cross_attention):
         module.lsg_key_prefix = 0
     owner = base.get_submodule(adapter.global_owner)

@@ -1,0 +1,220 @@
+"""A ``summarize`` run, the one call the command (and a notebook) makes: check the request, resolve the model
+once, load it, read the inputs, route each document, write the outputs and their records.
+
+    from lsgtool.summarize import SummarizeOptions, run
+    result = run(SummarizeOptions(inputs=["book.epub"], model="minilm"))
+    print(result.outcome.records[0]["summary"])
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from lsgtool.core.errors import UsageError
+from lsgtool.progress import Progress
+
+__all__ = ["GENERATION_FLAGS", "SummarizeOptions", "SummarizeResult", "default_model", "run"]
+
+GENERATION_FLAGS = ("max_new_tokens", "min_new_tokens", "num_beams", "length_penalty", "no_repeat_ngram_size",
+                    "repetition_penalty")
+OUTPUT_SUFFIXES = {".md": "md", ".txt": "text", ".json": "json", ".jsonl": "jsonl"}
+
+
+@dataclass
+class SummarizeOptions:
+    """What to summarise and how; the CLI's flags, one field each (None: the model's or lsgtool's default)."""
+
+    inputs: list[str] | None = None
+    model: str | None = None
+    method: str = "auto"  # auto, abstractive, extractive
+    tokenizer: str | None = None
+    out: Path | None = None
+    fmt: str | None = None  # text, md, json, jsonl (files default to md)
+    generation: dict[str, Any] = field(default_factory=dict)  # GENERATION_FLAGS given
+    overflow: str = "auto"
+    max_input_tokens: int | None = None
+    per_chapter: bool = False
+    device: str = "cpu"
+    dtype: str | None = None
+    memory_limit: float | None = None  # MB
+    resume: bool = False
+    overwrite: bool = False
+    dataset: str | None = None
+    split: str = "test"
+    text_column: str | None = None
+    summary_column: str | None = None
+    limit: int | None = None
+    batch_size: int = 1
+    rouge: bool = False
+    stemmer: bool = True
+    trust_checkpoint: bool = False
+    config_from: Path | None = None
+    stream: bool = False  # hand greedy text to progress.text as it is generated (one input)
+
+
+@dataclass
+class SummarizeResult:
+    outcome: Any  # summarize.batch.Outcome
+    inputs: int
+    outputs: Any  # summarize.batch.Outputs, or None for one input to stdout
+    method: str
+    model: str
+    why: str | None
+
+    @property
+    def records(self) -> list[dict[str, Any]]:
+        return self.outcome.records
+
+    def mean_rouge(self) -> dict[str, float] | None:
+        from lsgtool.summarize.scoring import METRICS
+
+        scored = [r["rouge"] for r in self.records if "rouge" in r]
+        return {m: sum(s[m]["f1"] for s in scored) / len(scored) for m in METRICS} if scored else None
+
+    def report(self, with_records: bool = False) -> dict[str, Any]:
+        """The batch summary the CLI prints (and --json gives)."""
+        return {"inputs": self.inputs, "done": len(self.records) - self.outcome.skipped,
+                "skipped": self.outcome.skipped,
+                "failed": [{"input": n, "error": e} for n, e in self.outcome.failures], "method": self.method,
+                "model": self.model, "why": self.why, "rouge": self.mean_rouge(),
+                "outputs": sorted({r.get("output") for r in self.records if r.get("output")}),
+                "folder": str(self.outputs.folder) if self.outputs else None,
+                "records": self.records if with_records else None}
+
+
+def default_model() -> tuple[str, str]:
+    """A summariser preset whose weights are already on this machine, else the packaged extractive encoder."""
+    from lsgtool.core.presets import weights_here
+    from lsgtool.core.registry import get_registry
+
+    presets = get_registry("presets")
+    for name in presets:
+        preset = presets[name]
+        if preset.summarizer and weights_here(preset):
+            return name, f"the summariser preset {name} ({preset.weights}) is on this machine"
+    return "minilm", ("no abstractive summariser is cached, so sentences are picked with the packaged "
+                      "all-MiniLM-L6-v2 read through LSG attention (extractive)")
+
+
+def _check(options: SummarizeOptions) -> None:
+    if not options.inputs and options.dataset is None:
+        raise UsageError("no input given.", "pass files, folders or - (standard input), or --dataset NAME_OR_PATH.")
+    if options.inputs and options.dataset is not None:
+        raise UsageError("inputs and --dataset were both given.", "summarise either files or a dataset's rows.")
+    if options.resume and options.overwrite:
+        raise UsageError("--resume and --overwrite contradict each other.", "pass one of them.")
+
+
+def _jobs(options: SummarizeOptions):
+    from lsgtool.summarize.inputs import dataset, files
+
+    if options.dataset:
+        return dataset(options.dataset, options.split, options.text_column, options.summary_column, options.limit)
+    return files(options.inputs)
+
+
+def _outputs(jobs, options: SummarizeOptions):
+    """Where the results go: None (one input, to stdout), one file, or a folder."""
+    from lsgtool.summarize.batch import Outputs
+
+    batch = len(jobs) > 1 or options.dataset is not None
+    if options.out is None and not batch:
+        return None
+    out = options.out or Path("summaries")
+    if not batch and out.suffix.lower() in OUTPUT_SUFFIXES and not out.is_dir():
+        return Outputs(out.parent if str(out.parent) else Path("."), options.fmt or OUTPUT_SUFFIXES[out.suffix.lower()],
+                       out.name)
+    if out.exists() and not out.is_dir():
+        raise UsageError(f"--out '{out}' is a file; several inputs need a folder.", "pass a folder for --out.")
+    return Outputs(out, options.fmt or "md")
+
+
+def load_summarizer(options: SummarizeOptions):
+    """(summariser, why it was chosen): the model resolved once, the route decided from its config."""
+    from lsgtool.core.load import resolve
+    from lsgtool.summarize.abstractive import load_abstractive
+    from lsgtool.summarize.extractive import load_extractive
+
+    name, why = options.model, f"--model {options.model}" if options.model else None
+    if name is None:
+        name, why = default_model()
+    source = resolve(name, config=options.config_from, weights_needed=True)
+    seq2seq = source.kind == "locost" or bool(source.config.get("is_encoder_decoder"))
+    chosen = options.method if options.method != "auto" else ("abstractive" if seq2seq else "extractive")
+    if chosen == "extractive":
+        if seq2seq:
+            raise UsageError(f"'{name}' is a sequence-to-sequence model: extractive summaries need an encoder.",
+                             "drop --method extractive (it writes abstractive summaries), or give a BERT-like encoder.")
+        budget = options.generation.get("max_new_tokens") or 256
+        return load_extractive(source, budget=budget, device=options.device, tokenizer=options.tokenizer), why
+    flags = {k: v for k, v in options.generation.items() if v is not None}
+    summarizer = load_abstractive(source, flags, options.tokenizer, options.device, options.dtype,
+                                  trust_checkpoint=options.trust_checkpoint)
+    if options.max_input_tokens is not None:
+        limit = summarizer.limit
+        summarizer.limit = options.max_input_tokens if limit is None else min(limit, options.max_input_tokens)
+    return summarizer, why
+
+
+def run(options: SummarizeOptions, progress: Progress | None = None) -> SummarizeResult:
+    """Summarise every input of ``options``; usage errors are raised before the model is loaded."""
+    from lsgtool.summarize.batch import clean_stale
+
+    progress = progress or Progress()
+    _check(options)
+    jobs = _jobs(options)
+    if options.rouge:
+        from lsgtool.summarize.scoring import make_scorer
+
+        make_scorer(options.stemmer)  # refuse now if rouge-score is missing
+    outputs = _outputs(jobs, options)
+    if outputs is not None:
+        outputs.check(jobs, options.resume, options.overwrite)
+        outputs.folder.mkdir(parents=True, exist_ok=True)
+        for name in clean_stale(outputs.folder):
+            progress.note(f"removed a temporary file of an interrupted run: {name}")
+    summarizer, why = load_summarizer(options)
+    outcome = _summarise(jobs, outputs, summarizer, why, options, progress)
+    return SummarizeResult(outcome, len(jobs), outputs, summarizer.method, summarizer.name, why)
+
+
+def _identity(summarizer, options: SummarizeOptions) -> dict[str, Any]:
+    """What a finished input's record is keyed on, beside its content (``--resume`` skips equal keys)."""
+    return {"model": summarizer.name, "method": summarizer.method, "overflow": options.overflow,
+            "per_chapter": options.per_chapter,
+            "settings": summarizer.generation.values if summarizer.generation else summarizer.settings,
+            "limit": getattr(summarizer, "limit", None)}
+
+
+def _summarise(jobs, outputs, summarizer, why, options: SummarizeOptions, progress: Progress):
+    from lsgtool.profiling.memory import available_mb
+    from lsgtool.summarize.batch import run as run_batch
+    from lsgtool.summarize.pipeline import summarize_document, summarize_documents
+    from lsgtool.summarize.scoring import rouge
+
+    limit = options.memory_limit if options.memory_limit is not None else available_mb(options.device)
+    stream = options.stream and len(jobs) == 1
+
+    def summarise(documents) -> list[dict[str, Any]]:
+        if len(documents) == 1:
+            results = [summarize_document(documents[0], summarizer, options.overflow, options.per_chapter, progress,
+                                          stream=stream, memory_limit_mb=limit)]
+        else:
+            results = summarize_documents(documents, summarizer, options.overflow, options.per_chapter, progress,
+                                          limit)
+        records = []
+        for document, result in zip(documents, results):
+            record = {**result.to_dict(), "why": why}
+            if options.rouge and document.reference:
+                record["rouge"] = rouge(record["summary"], document.reference, options.stemmer)
+                record["reference"] = document.reference
+            records.append(record)
+        return records
+
+    with progress:
+        progress.inputs(len(jobs))
+        return run_batch(jobs, outputs, summarise, _identity(summarizer, options), options.resume,
+                         on_start=lambda job, i, n: progress.next_input(job.name, i), keep_going=len(jobs) > 1,
+                         cpu=options.device == "cpu", batch_size=options.batch_size)
