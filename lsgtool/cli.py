@@ -11,14 +11,7 @@ from pathlib import Path
 from typing import Annotated, Any, Callable, Optional
 
 import typer
-
-try:  # typer 0.2x vendors click
-    from typer._click import exceptions as click_errors
-    from typer._click.core import ParameterSource
-except ImportError:  # older typer runs on click itself
-    from click import exceptions as click_errors
-    from click.core import ParameterSource
-from typer.core import TyperArgument, TyperGroup, TyperOption
+from typer.core import TyperCommand, TyperGroup
 
 from lsgtool.commands._common import AppState, print_error, route_warnings, stderr
 from lsgtool.core.errors import ConfigError, LsgtoolError, UsageError
@@ -56,17 +49,19 @@ def _traceback() -> None:
         traceback.print_exc(file=sys.stderr)
 
 
-def _click_error(exc: click_errors.ClickException) -> LsgtoolError:
-    """A click parsing error (missing argument, unknown option or command, unparseable value) as Error/Hint."""
+def _click_error(exc: typer.TyperException) -> LsgtoolError:
+    """A click parsing error (missing argument, unknown option or command, unparseable value) as Error/Hint.
+
+    Typer vendors click, so its exception classes are not public API: they are told apart by the attributes
+    click documents for them (``possibilities`` of an unknown option, ``param_type`` of a missing parameter)."""
     ctx = getattr(exc, "ctx", None)
-    if isinstance(exc, click_errors.NoSuchOption):
-        message = exc.message  # its possibilities go in the hint
-    else:
-        message = exc.format_message().strip()
+    unknown_option = hasattr(exc, "possibilities")
+    message = exc.message if unknown_option else exc.format_message().strip()  # possibilities go in the hint
     message = message[:1].lower() + message[1:]
     param = getattr(exc, "param", None)
     if ctx is not None and param is not None and param.name is not None:
-        if ctx.get_parameter_source(param.name) == ParameterSource.DEFAULT_MAP:
+        source = ctx.get_parameter_source(param.name)
+        if source is not None and source.name == "DEFAULT_MAP":
             state = ctx.find_root().obj
             files = ", ".join(map(str, state.settings.files)) if state is not None and state.settings else "?"
             message += f" (the value comes from the config file {files}: [{ctx.info_name}] {param.name})"
@@ -74,59 +69,53 @@ def _click_error(exc: click_errors.ClickException) -> LsgtoolError:
         message += "."
     if ctx is None:
         return UsageError(message, "see `lsgtool --help`.")
-    if isinstance(exc, click_errors.NoSuchOption) and exc.possibilities:
+    if unknown_option and exc.possibilities:
         hint = f"did you mean {' or '.join(sorted(exc.possibilities))}? See `{ctx.command_path} --help`."
     elif isinstance(ctx.command, TyperGroup) and "command" in message:
         hint = f"commands: {', '.join(ctx.command.list_commands(ctx))}."
         if os.environ.get("LSGTOOL_LOAD_PLUGINS") is not None:
             hint += (f" LSGTOOL_LOAD_PLUGINS={os.environ['LSGTOOL_LOAD_PLUGINS']!r} limits which plugins load; "
                      "unset it to load every installed plugin.")
-    elif isinstance(exc, click_errors.BadParameter) and not isinstance(exc, click_errors.MissingParameter) \
-            and param is not None:
+    elif isinstance(exc, typer.BadParameter) and not hasattr(exc, "param_type") and param is not None:
         hint = f"see `{ctx.command_path} --help` for what {param.opts[0] if param.opts else param.name} takes."
     else:
         hint = f"usage: {ctx.get_usage().removeprefix('Usage: ')} (see `{ctx.command_path} --help`)."
     return UsageError(message.replace("\n", " "), hint)
 
 
-class _Argument(TyperArgument):
-    """Usage lines name a required argument as ``MODEL`` (click's convention), not typer's ``{MODEL}``."""
-
-    def _usage_display_name(self) -> str:
-        name = self.metavar or (self.name or "arg").upper()
-        return (name if self.required else f"[{name}]") + ("..." if self.nargs != 1 else "")
-
-
-class _Flag(TyperOption):
-    """On/off flags show no ``<bool>`` value placeholder in the help (they take no value)."""
-
-    def display_type_rich(self, ctx):
-        return None
-
-
-def _plain(params: list) -> list:
+def _no_value_placeholders(params: list) -> list:
+    """On/off flags take no value: their help shows none (typer would show ``<bool>``)."""
     for param in params:
-        if type(param) is TyperArgument:
-            param.__class__ = _Argument
-        elif type(param) is TyperOption and param.is_flag:
-            param.__class__ = _Flag
+        if param.param_type_name == "option" and getattr(param, "is_flag", False) and param.metavar is None:
+            param.metavar = ""
     return params
+
+
+class LsgtoolCommand(TyperCommand):
+    """A built-in or plugin command: its usage line names a required argument ``MODEL`` (click's convention),
+    not typer's ``{MODEL}``; its on/off flags show no ``<bool>`` value placeholder in the help (they take no
+    value). Public hooks only: the usage pieces click collects, each flag's ``metavar``."""
+
+    def get_params(self, ctx) -> list:
+        return _no_value_placeholders(super().get_params(ctx))
+
+    def collect_usage_pieces(self, ctx) -> list[str]:
+        pieces = [self.options_metavar] if self.options_metavar else []
+        for param in self.get_params(ctx):
+            if param.param_type_name != "argument":
+                pieces += param.get_usage_pieces(ctx)
+                continue
+            name = param.metavar or (param.name or "arg").upper()
+            pieces.append((name if param.required else f"[{name}]") + ("..." if param.nargs != 1 else ""))
+        return pieces
 
 
 class LsgtoolGroup(TyperGroup):
     """The root command: every click parsing error becomes the house Error/Hint pair (exit 2), and
     ``lsgtool`` alone prints the help and exits 0."""
 
-    def get_command(self, ctx, cmd_name):
-        command = super().get_command(ctx, cmd_name)
-        if command is not None and not getattr(command, "_lsgtool_plain", False):
-            get_params = command.get_params
-            command.get_params = lambda ctx: _plain(get_params(ctx))
-            command._lsgtool_plain = True
-        return command
-
-    def get_params(self, ctx):
-        return _plain(super().get_params(ctx))
+    def get_params(self, ctx) -> list:
+        return _no_value_placeholders(super().get_params(ctx))
 
     def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
         argv = sys.argv[1:] if args is None else list(args)
@@ -139,7 +128,7 @@ class LsgtoolGroup(TyperGroup):
             sys.exit(0)
         try:
             code = super().main(argv, prog_name, complete_var, False, **extra)
-        except click_errors.ClickException as exc:
+        except typer.TyperException as exc:  # click's parsing errors (typer's own base class)
             print_error(_click_error(exc))
             sys.exit(2)
         except typer.Abort:
@@ -260,7 +249,7 @@ def create_app(pm=None) -> typer.Typer:
         if isinstance(command, typer.Typer):
             app.add_typer(command, name=name)
         else:
-            app.command(name)(_guard(command))
+            app.command(name, cls=LsgtoolCommand)(_guard(command))
     return app
 
 
