@@ -29,7 +29,7 @@ _LAZY = {
     "LocostEncoderModel": "lsgtool.core.ssm.locost",
     "BiSSM": "lsgtool.core.ssm",
     "S4DKernel": "lsgtool.core.ssm.kernels",
-    "load_locost": "lsgtool.core.ssm.checkpoints",
+    "load_locost": "lsgtool.core.load.locost",
     "LsgtoolError": "lsgtool.core.errors",
     "UsageError": "lsgtool.core.errors",
     "ConfigError": "lsgtool.core.errors",

@@ -1,6 +1,6 @@
 """The registries ``lsgtool.core`` owns: sparse selectors, SSM variants, architecture adapters, model presets.
 
-Core says what each registry holds and checks it; it never looks for plugins. The plugin layer fills a
+Core says what each registry holds and checks it (``lsgtool.core.families``); it never looks for plugins. The plugin layer fills a
 ``Registries`` set from the built-in registrations and installed plugins (through the same hooks) and makes
 it the active one with ``use``. Library code reads the active set through ``get_registry(family)``; if
 none was made active, the first read asks the installer the package set up (``set_installer``) for one,
@@ -26,24 +26,6 @@ def _callable(obj: Any) -> str | None:
     return None if callable(obj) else f"expected a callable, got {type(obj).__name__}"
 
 
-def _adapter(obj: Any) -> str | None:
-    from lsgtool.core.convert.adapters import ArchitectureAdapter
-
-    return None if isinstance(obj, ArchitectureAdapter) else f"expected an ArchitectureAdapter, got {type(obj).__name__}"
-
-
-def _preset(obj: Any) -> str | None:
-    from lsgtool.core.presets import ModelPreset
-
-    return None if isinstance(obj, ModelPreset) else f"expected a ModelPreset, got {type(obj).__name__}"
-
-
-def _ssm_contract(obj: Any) -> str | None:
-    from lsgtool.core.ssm.kernels import check_variant
-
-    return check_variant(obj)
-
-
 @dataclass(frozen=True)
 class Family:
     """One kind of registrable thing: its key, the noun used in messages and how entries are checked.
@@ -57,17 +39,6 @@ class Family:
     name_pattern: re.Pattern = NAME
     check: Callable[[Any], str | None] = _callable
     contract: Callable[[Any], str | None] | None = None
-
-
-FAMILIES: dict[str, Family] = {
-    f.key: f
-    for f in (
-        Family("sparse_selectors", "sparse selector"),
-        Family("ssm_variants", "SSM variant", contract=_ssm_contract),
-        Family("architectures", "architecture", check=_adapter),
-        Family("presets", "model preset", PRESET_NAME, _preset),
-    )
-}
 
 
 @dataclass(frozen=True)
@@ -138,9 +109,7 @@ class Registries:
         self._collect = collect
 
     def __getitem__(self, family: str) -> Registry:
-        if family not in FAMILIES:
-            raise KeyError(f"unknown registry {family!r}; known: {', '.join(FAMILIES)}")
-        return self._collect(family)
+        return self._collect(family)  # an unknown family is the collector's KeyError
 
 
 _lock = threading.RLock()

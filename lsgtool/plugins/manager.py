@@ -137,13 +137,14 @@ def _record_failure(pm: LsgtoolPluginManager, name: str, dist: str, exc: BaseExc
 def make_plugin_manager(load_installed: bool | None = None, announce: bool = False) -> LsgtoolPluginManager:
     """A fresh manager with the built-in plugins and, unless disabled, the installed ones; ``announce`` logs
     failures and problems (on the ``lsgtool.plugins`` logger) as they are found."""
-    from lsgtool import __version__
+    from lsgtool.core.writing import lsgtool_version  # package metadata: nothing from the package root above
 
     pm = LsgtoolPluginManager()
+    version = lsgtool_version()
     pm.announce = announce
     for module_name in BUILTIN_PLUGINS:
         pm.register(importlib.import_module(module_name), name=module_name)
-        pm.sources[module_name] = PluginSource("lsgtool", __version__, "builtin")
+        pm.sources[module_name] = PluginSource("lsgtool", version, "builtin")
     wanted = _wanted()
     if load_installed is None:
         load_installed = wanted is None or bool(wanted)

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from lsgtool.core.errors import PluginError
-from lsgtool.core.registry import FAMILIES as CORE_FAMILIES
+from lsgtool.core.families import FAMILIES as CORE_FAMILIES
 from lsgtool.core.registry import PRESET_NAME, Family, Registry
 
 COMMANDS = Family("commands", "command", PRESET_NAME)

@@ -132,7 +132,8 @@ def test_invalid_registration_names_the_plugin_and_is_skipped():
 
 
 def test_a_registry_without_a_manager_still_refuses_a_clash():
-    from lsgtool.core.registry import FAMILIES, Registry
+    from lsgtool.core.families import FAMILIES
+    from lsgtool.core.registry import Registry
 
     registry = Registry(FAMILIES["sparse_selectors"])
     registry.add("x", lambda inputs: None, "a")

@@ -106,21 +106,32 @@ def _holds(folder: Path) -> str:
     return ", ".join(sorted(p.name for p in folder.iterdir())[:8]) or "nothing"
 
 
+PROBE_SECONDS = 60.0  # a probe's answer holds this long: one probe per run, not one per file looked up
+_probes: dict[tuple[str, int], tuple[float, str | None]] = {}
+
+
 def hub_unreachable(timeout: float = 3.0) -> str | None:
     """None when the Hub's host answers a TCP connection within ``timeout`` s, else why not (one quick probe
-    instead of huggingface_hub's five retries with back-off, ~30 s on a machine without network)."""
+    instead of huggingface_hub's five retries with back-off, ~30 s on a machine without network). The answer
+    is reused for ``PROBE_SECONDS``: a run that looks up a model and then its tokenizer probes once."""
     import socket
+    import time
     from urllib.parse import urlparse
 
     from huggingface_hub.constants import ENDPOINT
 
     url = urlparse(ENDPOINT)
     host, port = url.hostname or "huggingface.co", url.port or (443 if url.scheme == "https" else 80)
+    known = _probes.get((host, port))
+    if known is not None and time.monotonic() - known[0] < PROBE_SECONDS:
+        return known[1]
     try:
         socket.create_connection((host, port), timeout=timeout).close()
+        answer = None
     except OSError as exc:
-        return f"{host}: {exc.strerror or exc}"
-    return None
+        answer = f"{host}: {exc.strerror or exc}"
+    _probes[(host, port)] = (time.monotonic(), answer)
+    return answer
 
 
 def _checkpoint_source(name: str, file: Path, config: Any) -> Source:

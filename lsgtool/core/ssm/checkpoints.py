@@ -1,7 +1,7 @@
 """The LOCOST authors' checkpoints: PyTorch Lightning ``.ckpt`` state dicts, read by name into our modules.
 
-Loading by name, presets and Hub ids included, goes through ``lsgtool.load``; ``load_locost`` is its
-LOCOST-only shortcut.
+Loading by name, presets and Hub ids included, goes through ``lsgtool.load`` (``lsgtool.core.load.locost``
+has the LOCOST-only shortcuts).
 """
 
 from __future__ import annotations
@@ -31,22 +31,3 @@ def read_state_dict(path: str | Path, trusted: bool = False) -> dict[str, torch.
     if state and all(key.startswith("model.") for key in state):
         state = {key.removeprefix("model."): value for key, value in state.items()}
     return state
-
-
-def load_authors_checkpoint(path: str | Path, config=None, trusted: bool = False):
-    """Build LOCOST from the authors' checkpoint; returns (model, {"missing": [...], "unexpected": [...]})."""
-    from lsgtool.core.load import load
-
-    model, info = load(path, config=config, trust_checkpoint=trusted, output_loading_info=True)
-    return model, {"missing": info.missing_keys, "unexpected": info.unexpected_keys}
-
-
-def load_locost(name_or_path: str, random_init: bool = False, **kwargs):
-    """A LOCOST model from a preset name, a local folder or file, or a Hub id (``lsgtool.load`` options apply)."""
-    from lsgtool.core.load import load, resolve
-
-    hub = {k: kwargs[k] for k in ("revision", "token", "cache_dir", "local_files_only") if k in kwargs}
-    source = resolve(name_or_path, weights_needed=not random_init, **hub)
-    if source.kind != "locost":
-        raise UsageError(f"{name_or_path!r} is not a LOCOST model ({source.layout}).", "use lsgtool.load for other models.")
-    return load(name_or_path, random_init=random_init, **kwargs)

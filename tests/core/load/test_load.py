@@ -200,6 +200,7 @@ def test_an_unreachable_hub_is_one_quick_probe_not_minutes_of_retries(tmp_path, 
     monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
     monkeypatch.setattr("huggingface_hub.constants.HF_HUB_OFFLINE", False)
     monkeypatch.setattr("huggingface_hub.constants.ENDPOINT", "https://hub.invalid")  # no such host resolves
+    monkeypatch.setattr(source, "_probes", {})
     assert source.hub_unreachable().startswith("hub.invalid: ")
     start = time.perf_counter()
     with pytest.raises(UsageError) as info:
@@ -207,6 +208,26 @@ def test_an_unreachable_hub_is_one_quick_probe_not_minutes_of_retries(tmp_path, 
     assert time.perf_counter() - start < 10
     assert "the Hub cannot be reached (hub.invalid: " in info.value.message and "looks offline" in info.value.message
     assert str(tmp_path / "cache") in info.value.message
+
+
+def test_the_hub_is_probed_once_per_run_not_once_per_file(monkeypatch):
+    import socket
+
+    from lsgtool.core.load import source
+
+    calls = []
+
+    def refuse(address, timeout=None):
+        calls.append(address)
+        raise OSError("refused")
+
+    monkeypatch.setattr(source, "_probes", {})
+    monkeypatch.setattr(socket, "create_connection", refuse)
+    first, second = source.hub_unreachable(), source.hub_unreachable()  # the model, then its tokenizer
+    assert first == second and first.endswith("refused") and len(calls) == 1
+    monkeypatch.setattr(source, "PROBE_SECONDS", 0.0)  # an answer that is too old is asked again
+    source.hub_unreachable()
+    assert len(calls) == 2
 
 
 def test_tokenizer_that_is_missing_or_broken_is_an_error_naming_why(tmp_path, tiny_folder):

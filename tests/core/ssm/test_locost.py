@@ -55,7 +55,7 @@ def test_state_dict_names_are_the_authors():
 
 
 def test_lightning_checkpoint_of_the_authors_loads_without_missing_keys(tmp_path):
-    from lsgtool.core.ssm.checkpoints import load_authors_checkpoint
+    from lsgtool.core.load.locost import load_authors_checkpoint
 
     source = LocostForConditionalGeneration(_config()).eval()
     state = {f"model.{k}": v for k, v in source.state_dict().items()
