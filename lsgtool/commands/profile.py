@@ -13,12 +13,8 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from lsgtool.commands._common import DType, Device, JsonOption, emit, flag_names, positive, require_device, stderr
-from lsgtool.core.errors import Interrupted
-
-DEFAULT_VARIANTS = "full,lsg-norm,locost,longformer,bigbird,longt5,led"
-DEFAULTS = {"lengths": "1k..16k", "hidden": 768, "heads": 12, "block": 128}
-QUICK = {"lengths": "512,2k", "hidden": 64, "heads": 4, "block": 32}
-FIND_MAX_LENGTHS = "1k..1m"
+from lsgtool.profiling.run import DEFAULT_VARIANTS, ProfileProgress
+from lsgtool.progress import Progress as BaseProgress
 
 
 class Level(str, Enum):
@@ -68,67 +64,61 @@ def profile_command(
                             "(one timed run per probe).")] = False,
     baseline: Annotated[Optional[str], typer.Option(
         help="Variant the ratios and crossovers compare with.", show_default="full")] = None,
-    out: Annotated[Path, typer.Option(help="Folder for results.json, results.csv and the PNG plots.")] = Path("profile-out"),
+    out: Annotated[Path, typer.Option(help="Folder for results.json, results.csv and the PNG plots (replaced on the "
+                                           "next run; a folder profile did not write is refused).")] = Path("profile-out"),
     plots: Annotated[bool, typer.Option(help="Draw time.png and memory.png (needs matplotlib: lsgtool[plot]).")] = True,
     quick: Annotated[bool, typer.Option(help="A small, fast run (under a minute): 512 and 2k tokens, width 64; "
                                              "options given on the command line still win.")] = False,
     as_json: JsonOption = False,
 ) -> None:
     """Measure time and peak memory across lengths, one fresh process per point; table, JSON, CSV and plots."""
-    from lsgtool.core.errors import UsageError
-    from lsgtool.core.lsg.config import LSGConfig
-    from lsgtool.profiling import parse_lengths
-    from lsgtool.profiling.engine import Plan
-    from lsgtool.profiling.variants import Setup, check_variants
+    from lsgtool.profiling import ProfileOptions, run
 
-    preset = QUICK if quick else DEFAULTS
-    lengths = lengths or (FIND_MAX_LENGTHS if find_max and not quick else preset["lengths"])
-    hidden, heads, block = hidden or preset["hidden"], heads or preset["heads"], block_size or preset["block"]
-    if hidden % heads:
-        raise UsageError(f"--hidden {hidden} must be divisible by --heads {heads}.", "e.g. --hidden 768 --heads 12.")
-    if plots:
-        from lsgtool.plots import require_plotting
-
-        require_plotting()
     require_device(device)
-    target = None
-    if variants is not None and not variants.strip(", "):
-        raise UsageError("--variants is empty.", "name at least one variant, e.g. --variants full,lsg-norm.")
-    if model is not None:
-        from lsgtool.core.registry import get_registry
-        from lsgtool.profiling.models import check_model_variants, resolve_model
-
-        target = resolve_model(model)
-        names = [v.strip() for v in variants.split(",") if v.strip()] if variants else target.default_variants
-        names = check_model_variants(target, names, list(get_registry("sparse_selectors")))
-    else:
-        names = check_variants([v.strip() for v in (variants or DEFAULT_VARIANTS).split(",") if v.strip()])
-    if any(name.startswith("lsg-") for name in names):  # the block and factor must make an LSG layout
-        with flag_names({"block_size": "--block-size", "sparsity_factor": "--sparsity-factor"}):
-            LSGConfig(block_size=block, sparse_block_size=block, sparsity_factor=sparsity_factor, sparsity_type=None)
-    baseline = baseline or ("full" if "full" in names else names[0])
-    if baseline not in names:
-        raise UsageError(f"--baseline {baseline!r} is not among the profiled variants.", f"variants: {', '.join(names)}.")
-    level, mode, device, dtype = level.value, mode.value, device.value, dtype.value
-    plan = Plan(parse_lengths(lengths), names, Setup(hidden, heads, layers, level, batch, block, sparsity_factor), mode,
-                device, dtype, repeats, budget, memory_limit, threads, None if target is None else vars(target))
-    shape = {"hidden": hidden, "heads": heads, "layers": layers if level == "encoder" else 1} if target is None else {}
-    meta = {"level": "model" if target else level, "model": model, "mode": mode, "device": device, "dtype": dtype,
-            **shape, "batch": batch, "block_size": block, "sparsity_factor": sparsity_factor, "baseline": baseline,
-            "repeats": 0 if find_max else repeats, "budget_s": budget, "memory_limit_mb": plan.limit_mb()}
-    if find_max:
-        _find_max(plan, meta, out, as_json, plots)
-    else:
-        _profile(plan, meta, out, as_json, plots)
+    options = ProfileOptions(
+        lengths=lengths, variants=variants, level=level.value, mode=mode.value, hidden=hidden, heads=heads,
+        layers=layers, block_size=block_size, sparsity_factor=sparsity_factor, model=model, batch=batch,
+        device=device.value, dtype=dtype.value, threads=threads, repeats=repeats, budget=budget,
+        memory_limit=memory_limit, find_max=find_max, baseline=baseline, out=out, plots=plots, quick=quick)
+    console = stderr()
+    view = BaseProgress() if as_json else _LiveView(live=True) if console.is_terminal else _LiveView(echo=console)
+    with flag_names({"block_size": "--block-size", "sparsity_factor": "--sparsity-factor"}):
+        result = run(options, view)
+    emit(result.data, as_json, _render_longest if find_max else _render)
+    result.raise_if_incomplete()
 
 
-class _LiveView:
-    """What a person watches while points are measured: the rows so far, the point running, a progress bar."""
+class _LiveView(ProfileProgress):
+    """What a person watches while points are measured: on a terminal (``live``) the rows so far, the point
+    running, a progress bar; in a file or a pipe a plain line per point (``echo``), so a long run in a log shows
+    progress."""
 
-    def __init__(self, title: str, total: int, echo=None):
-        self.title, self.rows, self.echo = title, [], echo  # echo: a console that gets a line per point (no tty)
+    def __init__(self, title: str = "", total: int | None = None, echo=None, live: bool = False):
+        self.title, self.rows, self.echo = title, [], echo  # echo: a console that gets a line per point
         self.progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
         self.task = self.progress.add_task("starting", total=total)
+        self.live = Live(self, console=stderr(), transient=True, refresh_per_second=4, redirect_stdout=False,
+                         redirect_stderr=False) if live else None
+
+    def __enter__(self):
+        if self.live is not None:
+            self.live.__enter__()
+        return self
+
+    def __exit__(self, *exc) -> bool:
+        if self.live is not None:
+            self.live.__exit__(*exc)
+        return False
+
+    def stage(self, name: str, total: int | None = None, detail: str = "") -> None:
+        self.title = detail
+        self.progress.update(self.task, total=total)
+
+    def advance(self, n: int = 1, detail: str | None = None) -> None:
+        self.progress.update(self.task, advance=n)
+
+    def note(self, message: str) -> None:
+        stderr().print(message, markup=False, highlight=False)
 
     def start(self, point) -> None:
         self.progress.update(self.task, description=f"measuring {point.variant} @ {point.length}")
@@ -150,86 +140,6 @@ class _LiveView:
             else:
                 table.add_row(p.variant, str(p.length), f"{p.time_s:.4f}", f"{p.tokens_per_s:.0f}", f"{p.peak_mb:.0f}")
         return Group(table, self.progress)
-
-
-def _live(total: int, title: str, as_json: bool):
-    """On a terminal a live table; written to a file or a pipe, a plain line per point on stderr (so a long run
-    in a log shows progress); with --json, nothing but the JSON."""
-    console = stderr()
-    live_ok = not as_json and console.is_terminal
-    view = _LiveView(title, total, echo=console if not as_json and not live_ok else None)
-    live = Live(view, console=console, transient=True, refresh_per_second=4,
-                redirect_stdout=False, redirect_stderr=False) if live_ok else None
-    return view, live
-
-
-def _measure(live, work):
-    if live is None:
-        return work()
-    with live:
-        return work()
-
-
-def _title(plan, meta) -> str:
-    return (f"lsgtool profile — {meta['model'] or meta['level']}, {plan.mode}, {plan.device} {plan.dtype}, "
-            + _threads(plan.threads))
-
-
-def _profile(plan, meta: dict, out: Path, as_json: bool, plots: bool) -> None:
-    from lsgtool.profiling.engine import run, summarise
-    from lsgtool.profiling.report import write
-
-    total = len(plan.lengths) * len(plan.variants)
-    view, live = _live(total, _title(plan, meta), as_json)
-    try:
-        points = _measure(live, lambda: run(plan, view.done, view.start))
-    except KeyboardInterrupt:  # keep what finished: table and files of the measured points, marked incomplete
-        points = list(view.rows)
-        meta["incomplete"] = f"interrupted after {len(points)} of {total} points"
-    if not points:
-        raise Interrupted("interrupted before the first point finished: nothing was written.",
-                          "run the same command again.")
-    summary = summarise(points, meta["baseline"])
-    meta["threads"] = next((p.threads for p in points if p.threads), None)
-    files = write(points, summary, meta, out, plots)
-    emit({"meta": meta, "points": [vars(p) for p in points], "summary": summary, "files": [str(f) for f in files]},
-         as_json, _render)
-    _raise_if_interrupted(meta, out)
-
-
-def _raise_if_interrupted(meta: dict, out: Path) -> None:
-    if meta.get("incomplete"):
-        raise Interrupted(f"{meta['incomplete']}: the table above and the files in {out} hold what finished "
-                          "(marked incomplete).", "run the same command again for the whole profile.")
-
-
-def _find_max(plan, meta: dict, out: Path, as_json: bool, plots: bool) -> None:
-    from lsgtool.profiling.engine import find_max
-    from lsgtool.profiling.report import write_longest
-
-    # a bisection's probe count is not known in advance: the bar counts variants
-    view, live = _live(len(plan.variants), _title(plan, meta) + f"; longest within {meta['memory_limit_mb']:.0f} MB",
-                       as_json)
-
-    found = []
-
-    def search():
-        for variant in plan.variants:
-            found.append(find_max(plan, variant, lambda point: view.done(point, advance=0), view.start))
-            view.progress.update(view.task, advance=1)
-
-    try:
-        _measure(live, search)
-    except KeyboardInterrupt:
-        meta["incomplete"] = f"interrupted after {len(found)} of {len(plan.variants)} variants"
-    if not found:
-        raise Interrupted("interrupted before the first variant's search finished: nothing was written.",
-                          "run the same command again.")
-    meta["threads"] = next((p.threads for f in found for p in f.probes if p.threads), None)
-    files = write_longest(found, meta, out, plots)
-    longest = [{**f.row(), "probes": [vars(p) for p in f.probes]} for f in found]
-    emit({"meta": meta, "longest": longest, "files": [str(f) for f in files]}, as_json, _render_longest)
-    _raise_if_interrupted(meta, out)
 
 
 def _threads(count: int | None) -> str:

@@ -15,6 +15,7 @@ train mode the whole model runs with 64 target tokens, backward and an optimizer
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Callable
 
 import torch
@@ -29,6 +30,15 @@ class ModelTarget:
     source: str
     kind: str  # lsg | source | locost
     preset_config: dict | None = None
+    found: dict | None = None  # the resolved Source's fields, JSON-ready: each point process loads it, no look-up
+
+    def loaded(self):
+        """The model, loaded from the Source resolved once (``found``), or from the name as given."""
+        from lsgtool.core.load import Source, load
+
+        if self.found is None:
+            return load(self.source)
+        return load(Source(**{**self.found, "path": Path(self.found["path"])}))
 
     @property
     def allowed(self) -> tuple[str, ...]:
@@ -40,14 +50,15 @@ class ModelTarget:
 
 
 def resolve_model(source: str) -> ModelTarget:
-    """What ``--model`` names (a preset, a local folder or file, a Hub id), found without loading weights; not
-    found is a usage error."""
+    """What ``--model`` names (a preset, a local folder or file, a Hub id), found once without loading weights;
+    not found is a usage error."""
     from lsgtool.core.load import resolve
 
     found = resolve(source, weights_needed=False)
+    fields = {**vars(found), "path": str(found.path)}
     if found.kind == "locost":
-        return ModelTarget(source, "locost", dict(found.overrides) if found.preset else None)
-    return ModelTarget(source, "lsg" if found.kind == "lsg" else "source")
+        return ModelTarget(source, "locost", dict(found.overrides) if found.preset else None, fields)
+    return ModelTarget(source, "lsg" if found.kind == "lsg" else "source", found=fields)
 
 
 def check_model_variants(target: ModelTarget, names: list[str], selectors: list[str]) -> list[str]:
@@ -67,12 +78,11 @@ def _build(target: ModelTarget, variant: str, length: int, block: int = 128, fac
             torch.manual_seed(0)
             return LocostForConditionalGeneration(LocostConfig(**target.preset_config))
     from lsgtool.core.convert.engine import set_lsg_config, with_lsg
-    from lsgtool.core.load import load
 
     if target.kind == "locost":
-        return load(target.source)
+        return target.loaded()
     if target.kind == "lsg":
-        model = load(target.source)
+        model = target.loaded()
         if variant == "full":
             set_lsg_config(model, with_lsg(model, block_size=length, sparse_block_size=length))
         elif variant.startswith("lsg-"):
@@ -80,7 +90,7 @@ def _build(target: ModelTarget, variant: str, length: int, block: int = 128, fac
         return model
     from lsgtool.core.convert.api import convert
 
-    model = load(target.source)
+    model = target.loaded()
     if variant == "model":
         return model
     positions = getattr(model.config, "max_position_embeddings", 512)

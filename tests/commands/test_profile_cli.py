@@ -27,7 +27,7 @@ def test_tiny_run_writes_table_json_csv_and_plots(app, runner, tmp_path):
     assert set(points) == {(v, n) for v in ("full", "lsg-pooling", "locost-s4d_lin") for n in (256, 512)}
     assert all(p["time_s"] > 0 and p["peak_mb"] is not None and p["error"] is None for p in points.values())
     assert set(data["summary"]) == {"full", "lsg-pooling", "locost-s4d_lin"}
-    assert sorted(f.name for f in out.iterdir()) == ["memory.png", "results.csv", "results.json", "time.png"]
+    assert sorted(f.name for f in out.iterdir()) == [".lsgtool.json", "memory.png", "results.csv", "results.json", "time.png"]
     assert (out / "time.png").read_bytes()[:4] == b"\x89PNG"
     assert (out / "results.csv").read_text().splitlines()[0].startswith("variant,length,time_s")
     table = runner.invoke(app, ["profile", "--lengths", "256", "--variants", "full,lsg-norm", *TINY, "--out", str(out)])
@@ -99,7 +99,7 @@ def test_model_profiles_a_converted_folder_up_to_its_positions(app, runner, tmp_
 
 def test_model_converts_a_source_model_per_length(app, runner, tmp_path, tiny_folder):
     result = runner.invoke(app, ["profile", "--model", str(tiny_folder), "--variants", "lsg-stride,full,model",
-                                 "--lengths", "128", "--repeats", "1", "--out", str(tmp_path), "--json"])
+                                 "--lengths", "128", "--repeats", "1", "--out", str(tmp_path / "p"), "--json"])
     points = {p["variant"]: p for p in json.loads(result.stdout)["points"]}
     assert points["lsg-stride"]["error"] is None and points["full"]["error"] is None
     assert points["model"]["error"] == "longer than the model's 64 positions"  # the unconverted BERT
@@ -115,7 +115,7 @@ def test_find_max_stops_at_the_memory_limit(app, runner, tmp_path):
     assert row["limited_by"].startswith(("over the 100 MB memory limit", "estimated"))
     longer = [p for p in row["probes"] if p["length"] > row["length"]]
     assert longer and all(p["error"] for p in longer)  # every longer probe failed
-    assert sorted(f.name for f in tmp_path.iterdir()) == ["longest.csv", "longest.json", "longest.png"]
+    assert sorted(f.name for f in tmp_path.iterdir()) == [".lsgtool.json", "longest.csv", "longest.json", "longest.png"]
     table = runner.invoke(app, ["profile", "--find-max", "--variants", "lsg-norm", *TINY, "--lengths", "1k..2k",
                                 "--out", str(tmp_path)])
     assert table.exit_code == 0 and "top of the" in table.stdout and "2048" in table.stdout
@@ -141,7 +141,7 @@ def test_an_installed_plugin_is_measured_in_the_point_processes(install_plugin, 
     monkeypatch.setenv("LSGTOOL_LOAD_PLUGINS", "lsgtool-every-other")
     app = create_app(make_plugin_manager())
     result = runner.invoke(app, ["profile", "--lengths", "256", "--variants", "lsg-every_other,locost-s4d_copy", *TINY,
-                                 "--block-size", "32", "--out", str(tmp_path), "--json"])
+                                 "--block-size", "32", "--out", str(tmp_path / "p"), "--json"])
     assert result.exit_code == 0, result.output
     points = json.loads(result.stdout)["points"]
     assert [p["variant"] for p in points] == ["lsg-every_other", "locost-s4d_copy"]
@@ -228,7 +228,7 @@ def test_plots_need_matplotlib_which_is_checked_before_measuring(app, runner, tm
     done = runner.invoke(app, ["profile", "--lengths", "256", "--variants", "full", *TINY, "--no-plots",
                                "--out", str(tmp_path / "b"), "--json"])
     assert done.exit_code == 0, done.output
-    assert sorted(p.name for p in (tmp_path / "b").iterdir()) == ["results.csv", "results.json"]
+    assert sorted(p.name for p in (tmp_path / "b").iterdir()) == [".lsgtool.json", "results.csv", "results.json"]
 
 
 def test_flags_win_over_quick_and_the_title_never_says_none_threads(app, runner, tmp_path):
@@ -241,3 +241,70 @@ def test_flags_win_over_quick_and_the_title_never_says_none_threads(app, runner,
                                  "--out", str(tmp_path / "b")], env={"COLUMNS": "200"})
     assert failed.exit_code == 0 and "over the 0.001 s budget" in failed.stdout
     assert "None threads" not in failed.stdout and "torch's default threads" in failed.stdout
+
+
+def _files(folder):
+    return {p.name: p.read_bytes() for p in folder.iterdir()}
+
+
+def test_a_folder_profile_did_not_write_is_refused_untouched(app, runner, tmp_path):
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    (mine / "results.json").write_text('{"my": "own results"}')
+    before = _files(mine)
+    result = runner.invoke(app, ["profile", "--lengths", "256", "--variants", "full", *TINY, "--out", str(mine)])
+    assert result.exit_code == 2 and "--out" in result.stderr and "left untouched" in result.stderr
+    assert "Hint: choose another --out" in result.stderr and _files(mine) == before
+    kernels = tmp_path / "kernels"  # written by lsgtool, but by another command
+    kernels.mkdir()
+    (kernels / ".lsgtool.json").write_text('{"written_by": "lsgtool", "command": "inspect-kernels"}')
+    other = runner.invoke(app, ["profile", "--lengths", "256", "--variants", "full", *TINY, "--out", str(kernels)])
+    assert other.exit_code == 2 and "not written by lsgtool profile" in other.stderr
+    assert not [p for p in tmp_path.iterdir() if "lsgtool-tmp" in p.name]
+
+
+def test_out_dot_is_refused(app, runner, tmp_path, monkeypatch):
+    work = tmp_path / "work"
+    work.mkdir()
+    (work / "results.csv").write_text("variant,length\n")
+    monkeypatch.chdir(work)
+    for target in (".", ".."):
+        result = runner.invoke(app, ["profile", "--lengths", "256", "--variants", "full", *TINY, "--out", target])
+        assert result.exit_code == 2 and "--out" in result.stderr and "Hint:" in result.stderr, result.output
+    assert _files(work) == {"results.csv": b"variant,length\n"}
+
+
+def test_a_second_run_replaces_the_folder_profile_wrote(app, runner, tmp_path):
+    out = tmp_path / "prof"
+    first = runner.invoke(app, ["profile", "--lengths", "256", "--variants", "full", *TINY, "--out", str(out)])
+    assert first.exit_code == 0 and (out / "time.png").exists()
+    assert json.loads((out / ".lsgtool.json").read_text())["command"] == "profile"
+    again = runner.invoke(app, ["profile", "--lengths", "512", "--variants", "full", *TINY, "--no-plots",
+                                "--out", str(out), "--json"])
+    assert again.exit_code == 0, again.output
+    assert sorted(_files(out)) == [".lsgtool.json", "results.csv", "results.json"]  # the old plots went with it
+    assert json.loads((out / "results.json").read_text())["points"][0]["length"] == 512
+    assert [p.name for p in tmp_path.iterdir()] == ["prof"]  # no staging or old folder left beside it
+
+
+def test_ctrl_c_leaves_the_previous_profile_and_no_staging_folder(app, runner, tmp_path):
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    out = tmp_path / "prof"
+    assert runner.invoke(app, ["profile", "--lengths", "256", "--variants", "full", *TINY, "--no-plots",
+                               "--out", str(out)]).exit_code == 0
+    before = _files(out)
+    command = [sys.executable, "-m", "lsgtool", "profile", "--lengths", "256..64k", "--variants", "full", *TINY,
+               "--out", str(out), "--no-plots"]
+    env = {**os.environ, "LSGTOOL_LOAD_PLUGINS": ""}
+    process = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    first = process.stderr.readline()
+    assert first.startswith("full @ 256: "), first
+    process.send_signal(signal.SIGINT)
+    stdout, stderr = process.communicate(timeout=60)
+    assert process.returncode == 130, stderr
+    assert "still holds the previous profile" in stderr and "Traceback" not in stderr and "INCOMPLETE" in stdout
+    assert _files(out) == before and [p.name for p in tmp_path.iterdir()] == ["prof"]

@@ -1,5 +1,7 @@
 """``--model`` targets: what a folder or preset is, and the variants built from it."""
 
+import json
+
 import pytest
 import torch
 
@@ -76,3 +78,13 @@ def test_model_step_refuses_lengths_past_the_positions_and_trains(converted, loc
     assert not torch.equal(before, next(model.parameters()))  # backward + optimizer step happened
     step, model = model_step(vars(resolve_model(str(locost_folder))), "model", 3000, Setup(), "train", "cpu", torch.float32)
     step()  # seq2seq: whole model with target tokens
+
+
+def test_the_point_processes_load_the_source_resolved_once(converted):
+    from dataclasses import replace
+
+    target = resolve_model(str(converted))
+    assert target.found["path"] == str(converted) and target.found["kind"] == "lsg"
+    json.dumps(vars(target))  # what each point process is given
+    renamed = replace(target, source="no-such-model")  # the name is not looked up again
+    assert _build(renamed, "model", 256).base_model.lsg_config.block_size == 16
