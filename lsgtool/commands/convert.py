@@ -7,11 +7,10 @@ from typing import Annotated, Any, Optional
 
 import typer
 from rich.console import Console
-from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from lsgtool.commands._common import LSG_FLAGS, JsonOption, emit, flag_names, stderr
-from lsgtool.core.errors import LsgtoolError
+from lsgtool.progress import Progress as BaseProgress
 
 
 def convert_command(
@@ -48,14 +47,10 @@ def convert_command(
     as_json: JsonOption = False,
 ) -> None:
     """Convert MODEL to LSG attention for long inputs, save it, reload it and verify it."""
-    from lsgtool.core.convert.api import convert, save
-    from lsgtool.core.convert.verify import pattern, verify
-    from lsgtool.core.errors import Interrupted, UsageError
-    from lsgtool.core.load import load
-    from lsgtool.core.lsg.config import LSGConfig
-    from lsgtool.core.writing import check_target, clean_stale
-
+    from lsgtool.commands._progress import RichProgress
     from lsgtool.commands._prompt import choose, interactive, model_choices
+    from lsgtool.conversion import ConvertOptions, run
+    from lsgtool.core.errors import UsageError
 
     if model is None:
         if not interactive(as_json):
@@ -63,64 +58,44 @@ def convert_command(
                              "a Hub id or a preset (`lsgtool plugins` lists them), e.g. lsgtool convert minilm.")
         model = choose("Which model should become an LSG model?", model_choices(), default="minilm")
     if guided:
-        if not interactive(as_json):
-            raise UsageError("--guided asks questions and needs a terminal (not a pipe, CI or --json).",
-                             "pass the settings as options instead, e.g. --block 128 --factor 4 --sparse norm.")
-        from lsgtool.commands._guided import guided as ask_settings
-        from lsgtool.core.registry import get_registry
+        max_length, block, factor, sparse, global_tokens = _ask(ctx, as_json, max_length, block, factor, sparse,
+                                                                global_tokens)
+    options = ConvertOptions(
+        model, out=out, max_length=max_length, block=block, sparse_block=sparse_block, sparse=sparse, factor=factor,
+        global_tokens=global_tokens, mask_first_token=mask_first_token, architecture=architecture, seed=seed,
+        overwrite=overwrite, layout=layout, pass_global_to_decoder=pass_global_to_decoder, tokenizer=tokenizer,
+        no_tokenizer=no_tokenizer, trust_remote_code=trust_remote_code)
+    # bars are for a person at a terminal: a log, a pipe or --json gets only the notes (no stray lines)
+    progress = RichProgress() if not as_json and stderr().is_terminal else _Notes()
+    with flag_names(LSG_FLAGS):  # errors name --block, not block_size
+        result = run(options, progress)
+    emit(result.summary, as_json, _render)
+    result.raise_if_unverified()
 
-        names = {"max_length": max_length, "block": block, "factor": factor, "sparse": sparse,
-                 "global_tokens": global_tokens}
-        given = {k: v for k, v in names.items() if ctx.get_parameter_source(k).name == "COMMANDLINE"}
-        answers = ask_settings(given, list(get_registry("sparse_selectors")))
-        max_length, block, factor = answers.max_length, answers.block, answers.factor
-        sparse, global_tokens = answers.sparse, answers.global_tokens
-    with flag_names(LSG_FLAGS):  # validate before loading
-        LSGConfig(block_size=block, sparse_block_size=sparse_block if sparse_block is not None else block,
-                  sparsity_factor=factor, sparsity_type=sparse, num_global_tokens=global_tokens)
-    if tokenizer is not None and no_tokenizer:
-        raise UsageError("--tokenizer and --no-tokenizer contradict each other.", "pass one of them.")
-    if layout not in ("lsgtool", "authors"):
-        raise UsageError(f"unknown --layout {layout!r}.", "use --layout lsgtool or --layout authors.")
-    out = check_target(out or Path(f"{Path(model.rstrip('/')).name}-lsg-{max_length}"), overwrite)
-    for stale in clean_stale(out):
-        stderr().print(f"Removed {stale}: the staging folder of an earlier run that was killed.", markup=False)
-    console = stderr()  # the spinner is for a person at a terminal: a log or pipe gets no stray blank line
-    with Progress(SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(), console=console,
-                  transient=True, disable=as_json or not console.is_terminal) as progress:
-        step = progress.add_task(f"loading and converting {model}")
-        remote = {"trust_remote_code": True} if trust_remote_code else {}
-        lsg_model, tok, report = convert(
-            model, max_length=max_length, block_size=block, sparse_block_size=sparse_block, sparsity_type=sparse,
-            sparsity_factor=factor, num_global_tokens=global_tokens, mask_first_token=mask_first_token,
-            pass_global_tokens_to_decoder=pass_global_to_decoder, architecture=architecture, seed=seed,
-            tokenizer=False if no_tokenizer else tokenizer, output_report=True, **remote)
-        progress.update(step, description=f"saving to {out}")
-        checks: dict[str, Any] = {}
 
-        def verified(staged: Path) -> bool:
-            progress.update(step, description="verifying: reload, compare with the source, run at max length")
-            checks["source"] = load(model, architecture=architecture, **remote)
-            checks.update(verify(staged, lsg_model, checks["source"], max_length))
-            return checks["passed"]
+class _Notes(BaseProgress):
+    """Off a terminal: no progress, only what the user should know, on stderr."""
 
-        try:
-            save(lsg_model, tok, out, overwrite=overwrite, layout=layout, verify=verified)
-        except KeyboardInterrupt:
-            raise Interrupted(f"interrupted: nothing was written to {out}.", "run the same command again.") from None
-        source = checks.pop("source")
-    added = sum(p.numel() for p in lsg_model.parameters()) - sum(p.numel() for p in source.parameters())
-    summary: dict[str, Any] = {
-        "source": model, "output": str(out), "architecture": "LSG" + type(lsg_model).__name__,
-        "model_type": "lsg" if layout == "lsgtool" else lsg_model.config.model_type, "max_length": max_length, "parameters_added": added,
-        "lsg": lsg_model.base_model.lsg_config.to_dict(), **pattern(lsg_model.base_model.lsg_config),
-        "global_tokens": report["global_tokens"], "adapter": report["adapter"], "loading": report["loading"],
-        "tokenizer": tok is not None, "checks": checks,
-    }
-    emit(summary, as_json, _render)
-    if not checks["passed"]:
-        raise LsgtoolError("the converted model failed verification (see the checks above).",
-                           "run again with --debug and report the model type at the issue tracker.")
+    def note(self, message: str) -> None:
+        stderr().print(message, markup=False)
+
+
+def _ask(ctx: typer.Context, as_json: bool, max_length: int, block: int, factor: int, sparse: str,
+         global_tokens: int) -> tuple[int, int, int, str, int]:
+    """--guided: the settings the command line left open, asked on a terminal."""
+    from lsgtool.commands._guided import guided as ask_settings
+    from lsgtool.commands._prompt import interactive
+    from lsgtool.core.errors import UsageError
+    from lsgtool.core.registry import get_registry
+
+    if not interactive(as_json):
+        raise UsageError("--guided asks questions and needs a terminal (not a pipe, CI or --json).",
+                         "pass the settings as options instead, e.g. --block 128 --factor 4 --sparse norm.")
+    names = {"max_length": max_length, "block": block, "factor": factor, "sparse": sparse,
+             "global_tokens": global_tokens}
+    given = {k: v for k, v in names.items() if ctx.get_parameter_source(k).name == "COMMANDLINE"}
+    answers = ask_settings(given, list(get_registry("sparse_selectors")))
+    return answers.max_length, answers.block, answers.factor, answers.sparse, answers.global_tokens
 
 
 def _render(console: Console, data: dict[str, Any]) -> None:
