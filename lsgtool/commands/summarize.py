@@ -108,7 +108,7 @@ def summarize_command(
         device=device.value, dtype=dtype.value if dtype else None, memory_limit=memory_limit, resume=resume,
         overwrite=overwrite, dataset=dataset, split=split, text_column=text_column, summary_column=summary_column,
         limit=limit, batch_size=batch_size, rouge=rouge, stemmer=stemmer, trust_checkpoint=trust_checkpoint,
-        config_from=config_from, stream=not as_json)
+        config_from=config_from, stream=not as_json, json=as_json)
     result = run(options, Progress() if as_json else RichProgress(stream=True))
     if result.outcome.main:
         _report(result, options.fmt, as_json)

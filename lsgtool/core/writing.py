@@ -21,8 +21,8 @@ from typing import Any
 
 from lsgtool.core.errors import UsageError
 
-__all__ = ["MARKER", "check_target", "clean_stale", "clean_stale_files", "pid_alive", "publish", "read_marker",
-           "stage", "write_file", "write_json", "write_marker"]
+__all__ = ["MARKER", "check_target", "clean_stale", "clean_stale_files", "pid_alive", "probe_writable", "publish",
+           "read_marker", "stage", "write_file", "write_json", "write_marker"]
 
 MARKER = ".lsgtool.json"
 STAGING = ".lsgtool-staging.json"
@@ -116,12 +116,15 @@ def check_target(out: str | Path, overwrite: bool, flag: str = "--out", probe: b
                              "model folders and folders lsgtool wrote, so it is left untouched.",
                              f"choose another {flag}, or empty or remove that folder yourself.")
     if probe:
-        _probe_writable(resolved.parent, out, flag)
+        probe_writable(out, flag, start=resolved.parent)  # published by a rename in the parent
     return out
 
 
-def _probe_writable(parent: Path, out: Path, flag: str) -> None:
-    existing = parent
+def probe_writable(out: str | Path, flag: str = "--out", start: Path | None = None) -> None:
+    """Refuse (UsageError naming ``flag``) an ``out`` that cannot be written, before any long work: a probe folder
+    is made and removed in the nearest existing folder at or above ``start`` (default: ``out`` itself)."""
+    out = Path(out)
+    existing = (start or out).resolve()
     while not existing.exists():
         existing = existing.parent
     if not existing.is_dir():

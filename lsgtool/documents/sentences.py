@@ -10,6 +10,9 @@ import re
 from typing import Iterator
 
 PARAGRAPH = re.compile(r"\n\s*\n")
+# a full stop, question or exclamation mark of Chinese and Japanese (syntok splits at spaces, which they lack),
+# with the closing quotes and brackets that belong to the sentence
+CJK_END = re.compile(r"[。！？](?:[」』）】〕》”’]*)")
 
 
 def paragraphs(text: str) -> list[tuple[int, int]]:
@@ -33,7 +36,18 @@ def sentence_spans(text: str, start: int = 0, end: int | None = None) -> Iterato
             tokens = list(sentence)
             if tokens:
                 last = tokens[-1]
-                yield start + tokens[0].offset, start + last.offset + len(last.value)
+                yield from _cjk_sentences(text, start + tokens[0].offset, start + last.offset + len(last.value))
+
+
+def _cjk_sentences(text: str, start: int, end: int) -> Iterator[tuple[int, int]]:
+    """``text[start:end]`` split after each CJK sentence end (the whole span when it has none)."""
+    for match in CJK_END.finditer(text, start, end):
+        if match.end() < end and text[match.end():end].strip():
+            yield start, match.end()
+            start = match.end()
+            while start < end and text[start].isspace():
+                start += 1
+    yield start, end
 
 
 def sentences(text: str) -> list[str]:

@@ -86,17 +86,23 @@ class Outputs:
     def finished(self, job: Job, record_key: str) -> dict[str, Any] | None:
         path = self.record_path(job, record_key)
         try:
-            return json.loads(path.read_text()) if path.is_file() else None
+            record = json.loads(path.read_text()) if path.is_file() else None
         except (OSError, ValueError):
             return None
+        return None if record is None or record.get("pending") else record
 
     def save(self, job: Job, record_key: str, record: dict[str, Any]) -> str:
+        """Record, then publish: the record is written as pending before the output file, so a run killed
+        between the two leaves a file the next run knows lsgtool wrote (and redoes: a pending record is not
+        a finished one)."""
         self.records.mkdir(parents=True, exist_ok=True)
         name = self.name(job)
         record = {**record, "output": name, "key": record_key}
+        path = self.record_path(job, record_key)
         if self.fmt != "jsonl":
+            write_file(path, json.dumps({**record, "pending": True}, ensure_ascii=False))
             write_file(self.folder / name, render(record, self.fmt))
-        write_file(self.record_path(job, record_key), json.dumps(record, ensure_ascii=False))
+        write_file(path, json.dumps(record, ensure_ascii=False))
         return name
 
     def write_jsonl(self, records: list[dict[str, Any]]) -> str:
@@ -119,7 +125,7 @@ def _shard(jobs: list[Job], cpu: bool):
         return [jobs[i] for i in mine], state
 
 
-FAILURES = (LsgtoolError, MemoryError, RuntimeError)
+FAILURES = (Exception,)  # one input's failure, whatever it is, is that input's: the batch goes on
 
 
 def _message(exc: BaseException) -> str:

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import torch
 import torch.nn.functional as F
 
+from lsgtool.core.errors import UsageError
 from lsgtool.documents.sentences import sentence_spans
 from lsgtool.progress import Progress
 
@@ -28,6 +29,8 @@ class Picked:
     sentences: int
     picked: list[int]
     seconds: float
+    windows: int = 1  # windows the document was encoded in
+    encoded_tokens: int = 0
 
 
 class Extractive:
@@ -47,9 +50,19 @@ class Extractive:
         return {"window_tokens": self.window, "budget_tokens": self.budget, "diversity": self.diversity,
                 "scoring": "cosine to the document centroid, maximal marginal relevance"}
 
+    @property
+    def room(self) -> int:
+        """Text tokens one window takes."""
+        return self.window - self.tokenizer.num_special_tokens_to_add(pair=False)
+
+    def count(self, texts: list[str]) -> list[int]:
+        if not texts:
+            return []
+        return [len(ids) for ids in self.tokenizer(texts, add_special_tokens=False, verbose=False)["input_ids"]]
+
     def _groups(self, lengths: list[int]) -> list[list[int]]:
-        """Consecutive sentences packed into windows (a sentence longer than a window goes alone, cut)."""
-        room = self.window - self.tokenizer.num_special_tokens_to_add(pair=False)
+        """Consecutive sentences packed into windows (every sentence fits one: longer ones were cut)."""
+        room = self.room
         groups, current, used = [], [], 0
         for i, n in enumerate(lengths):
             if current and used + n > room:
@@ -92,7 +105,7 @@ class Extractive:
         while candidates:
             mmr = score[candidates] - self.diversity * best_similarity[candidates].clamp(min=0)
             i = candidates[int(mmr.argmax())]
-            if picked and used + lengths[i] > self.budget:
+            if used + lengths[i] > self.budget:  # no sentence is longer than the budget: they were cut to it
                 candidates.remove(i)
                 continue
             picked.append(i)
@@ -103,23 +116,47 @@ class Extractive:
                 break
         return sorted(picked)
 
-    def summarize(self, text: str, progress: Progress | None = None) -> Picked:
+    def spans(self, text: str) -> tuple[list[tuple[int, int]], list[int]]:
+        """Sentence spans and their tokens; a sentence longer than the budget (or a window) is cut at word, else
+        token boundaries, so each piece can be picked and encoded whole."""
+        from lsgtool.summarize.windows import token_runs
+
+        spans = [(a, b) for a, b in sentence_spans(text) if text[a:b].strip()]
+        lengths = self.count([" ".join(text[a:b].split()) for a, b in spans])
+        longest = max(1, min(self.budget, self.room))
+        if all(n <= longest for n in lengths):
+            return spans, lengths
+        cut = []
+        for (a, b), n in zip(spans, lengths):
+            cut += [(a, b)] if n <= longest else token_runs(text, a, b, self.count, longest)
+        return cut, self.count([" ".join(text[a:b].split()) for a, b in cut])
+
+    def summarize(self, text: str, progress: Progress | None = None, overflow: str = "auto") -> Picked:
+        """Pick sentences; a document longer than one window is read in windows (``overflow`` auto or chunk),
+        refused (error) or read up to its first window (truncate)."""
         progress = progress or Progress()
         start = time.perf_counter()
-        spans = [(a, b) for a, b in sentence_spans(text) if text[a:b].strip()]
+        spans, lengths = self.spans(text)
         if not spans:
-            return Picked("", 0, 0, [], 0.0)
+            return Picked("", 0, 0, [], 0.0, 0)
+        total, groups = sum(lengths), self._groups(lengths)
+        if len(groups) > 1 and overflow == "error":
+            raise UsageError(f"the input is {total:,} tokens and the encoder reads {self.room:,} at once.",
+                             "pass --overflow auto (the document read in windows) or truncate (the first window).")
+        if len(groups) > 1 and overflow == "truncate":
+            spans, lengths = spans[:len(groups[0])], lengths[:len(groups[0])]
+            progress.note(f"truncated to the first {sum(lengths):,} of {total:,} tokens (one window of the encoder): "
+                          f"{total - sum(lengths):,} dropped")
         sentences = [" ".join(text[a:b].split()) for a, b in spans]
-        lengths = [len(ids) for ids in self.tokenizer(sentences, add_special_tokens=False, verbose=False)["input_ids"]]
         embeddings = self.embed(text, spans, lengths, progress)
         eligible = [MIN_WORDS <= len(s.split()) <= MAX_WORDS for s in sentences]
         picked = self.pick(embeddings, lengths, eligible)
-        return Picked(" ".join(sentences[i] for i in picked), sum(lengths), len(sentences), picked,
-                      time.perf_counter() - start)
+        return Picked(" ".join(sentences[i] for i in picked), total, len(sentences), picked,
+                      time.perf_counter() - start, len(self._groups(lengths)), sum(lengths))
 
 
 def load_extractive(source="minilm", window: int = 4096, budget: int = 256, device: str = "cpu",
-                    diversity: float = 0.3, tokenizer: str | None = None) -> Extractive:
+                    diversity: float = 0.3, tokenizer: str | None = None, dtype: str | None = None) -> Extractive:
     """An encoder (the ``Source`` the run resolved, or any name ``lsgtool.load`` takes); converted to LSG for
     ``window`` tokens unless it reads that many."""
     from lsgtool.core.convert.api import convert
@@ -128,7 +165,7 @@ def load_extractive(source="minilm", window: int = 4096, budget: int = 256, devi
 
     if not isinstance(source, Source):
         source = resolve(source)
-    encoder = load(source, task="base")
+    encoder = load(source, task="base", **({"dtype": dtype} if dtype else {}))
     tokenizer = load_tokenizer(source, tokenizer=tokenizer)
     if (model_positions(encoder) or 0) < window:
         encoder, tokenizer = convert(encoder, max_length=window, block_size=128, sparsity_factor=2,

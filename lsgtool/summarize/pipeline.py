@@ -114,8 +114,9 @@ def summarize_text(text: str, summarizer, overflow: str = "auto", progress: Prog
     if overflow not in OVERFLOWS:
         raise UsageError(f"unknown overflow {overflow!r}.", f"choose one of {', '.join(OVERFLOWS)}.")
     if summarizer.method == "extractive":
-        picked = summarizer.summarize(text, progress)
-        return Summary(picked.text, "extractive", picked.input_tokens, picked.input_tokens, 0,
+        picked = summarizer.summarize(text, progress, overflow)
+        return Summary(picked.text, "extractive", picked.input_tokens, picked.encoded_tokens,
+                       picked.input_tokens - picked.encoded_tokens, [picked.windows] if picked.windows > 1 else [],
                        seconds=picked.seconds)
     progress.stage("tokenize", None, f"{len(text):,} characters")
     ids = summarizer.encode(text) if ids is None else ids
@@ -184,7 +185,9 @@ def summarize_document(doc: Document, summarizer, overflow: str = "auto", per_ch
         result.summary = summarize_text(joined, summarizer, overflow, progress, stream, budget)
     else:
         if per_chapter:
-            progress.note("no chapters found: one summary of the whole text")
+            doc.notes.append("--per-chapter: no chapters were found (no EPUB spine, headings or 'Chapter N' lines), "
+                             "so the whole text has one summary")
+            progress.note(doc.notes[-1])
         result.summary = summarize_text(doc.text, summarizer, overflow, progress, stream, budget, ids)
     return _with_memory(result, summarizer)
 

