@@ -13,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
@@ -42,6 +43,36 @@ def clean_stale(folder: Path) -> list[str]:
 
 def key(digest: str, identity: dict[str, Any]) -> str:
     return hashlib.sha256(json.dumps({"digest": digest, **identity}, sort_keys=True, default=str).encode()).hexdigest()[:24]
+
+
+class Chapters:
+    """The chapter summaries of one unfinished input, kept as they finish (``--per-chapter``) so that ``--resume``
+    after an interruption goes on from the first unfinished chapter: ``.lsgtool-summaries/chapters/<stem>.<key>/``,
+    one JSON file per chapter, removed once the input's record is written."""
+
+    def __init__(self, folder: Path):
+        self.folder = folder
+        self.kept = 0  # chapters taken from an interrupted run
+        self.written = 0  # chapters finished in this run
+
+    def get(self, index: int) -> dict[str, Any] | None:
+        try:
+            found = json.loads((self.folder / f"{index:05d}.json").read_text())
+        except (OSError, ValueError):
+            return None
+        self.kept += 1
+        return found
+
+    def put(self, index: int, summary: dict[str, Any]) -> None:
+        self.folder.mkdir(parents=True, exist_ok=True)
+        write_file(self.folder / f"{index:05d}.json", json.dumps(summary, ensure_ascii=False))
+        self.written += 1
+
+    def count(self) -> int:
+        return len(list(self.folder.glob("*.json"))) if self.folder.is_dir() else 0
+
+    def remove(self) -> None:
+        shutil.rmtree(self.folder, ignore_errors=True)
 
 
 class Outputs:
@@ -83,6 +114,9 @@ class Outputs:
     def record_path(self, job: Job, record_key: str) -> Path:
         return self.records / f"{job.stem}.{record_key}.json"
 
+    def chapters(self, job: Job, record_key: str) -> Chapters:
+        return Chapters(self.folder / STATE / "chapters" / f"{job.stem}.{record_key}")
+
     def finished(self, job: Job, record_key: str) -> dict[str, Any] | None:
         path = self.record_path(job, record_key)
         try:
@@ -103,6 +137,7 @@ class Outputs:
             write_file(path, json.dumps({**record, "pending": True}, ensure_ascii=False))
             write_file(self.folder / name, render(record, self.fmt))
         write_file(path, json.dumps(record, ensure_ascii=False))
+        self.chapters(job, record_key).remove()
         return name
 
     def write_jsonl(self, records: list[dict[str, Any]]) -> str:
@@ -139,9 +174,11 @@ def run(jobs: list[Job], outputs: Outputs | None, summarize: Callable, identity:
         on_start: Callable[[Job, int, int], None] = lambda job, i, n: None, keep_going: bool = True,
         cpu: bool = True, batch_size: int = 1) -> Outcome:
     """Summarise every job (this process's share), ``batch_size`` documents at a time;
-    ``summarize(documents) -> [record dict, ...]``."""
+    ``summarize(documents, chapters) -> [record dict, ...]`` (``chapters``: each document's ``Chapters`` store,
+    or None without outputs)."""
     mine, state = _shard(jobs, cpu)
     outcome = Outcome()
+    pending: list = []
     try:
         for start in range(0, len(mine), batch_size):
             pending = []
@@ -164,9 +201,7 @@ def run(jobs: list[Job], outputs: Outputs | None, summarize: Callable, identity:
                     outcome.failures.append((job.name, _message(exc)))
             _summarise(pending, outputs, summarize, state, outcome, keep_going)
     except KeyboardInterrupt:
-        where = f" ({len(outcome.records)} of {len(jobs)} inputs written)" if outputs is not None else ""
-        raise Interrupted(f"interrupted{where}.", "run the same command with --resume to go on from there."
-                          if outputs is not None else "nothing was written.") from None
+        raise _interrupted(outcome, jobs, outputs, pending) from None
     if state is not None:
         outcome = _gather(outcome, state, outputs, jobs)
     if outputs is not None and outputs.fmt == "jsonl" and outcome.records:
@@ -177,12 +212,30 @@ def run(jobs: list[Job], outputs: Outputs | None, summarize: Callable, identity:
     return outcome
 
 
+def _interrupted(outcome: Outcome, jobs: list[Job], outputs: Outputs | None, pending: list) -> Interrupted:
+    """What an interruption kept, and what the next run redoes."""
+    if outputs is None:
+        return Interrupted("interrupted: nothing was written.", "pass --out FILE_OR_FOLDER to keep finished work "
+                           "(chapters with --per-chapter) for --resume.")
+    unfinished = []
+    for job, _, record_key in pending:
+        if outputs.finished(job, record_key) is not None:
+            continue
+        kept = outputs.chapters(job, record_key).count()
+        unfinished.append(f"{job.name}: {kept} chapter summaries kept, --resume goes on from chapter {kept + 1}"
+                          if kept else f"{job.name}: not finished, --resume summarises it again from the start")
+    return Interrupted(f"interrupted ({len(outcome.records)} of {len(jobs)} inputs written"
+                       + (f"; {'; '.join(unfinished)}" if unfinished else "") + ").",
+                       "run the same command with --resume to go on from there.")
+
+
 def _summarise(pending, outputs, summarize, state, outcome: Outcome, keep_going: bool) -> None:
     """Summarise the pending (job, document, key) triples together; a failing group is retried one by one."""
     if not pending:
         return
+    stores = [outputs.chapters(job, record_key) if outputs is not None else None for job, _, record_key in pending]
     try:
-        records = summarize([document for _, document, _ in pending])
+        records = summarize([document for _, document, _ in pending], stores)
     except FAILURES as exc:
         if len(pending) > 1:
             for one in pending:

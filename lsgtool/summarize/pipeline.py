@@ -169,17 +169,29 @@ def _hierarchical(text, n, allowed, why, summarizer, overflow, progress, stream)
 
 def summarize_document(doc: Document, summarizer, overflow: str = "auto", per_chapter: bool = False,
                        progress: Progress | None = None, stream: bool = False,
-                       memory_limit_mb: float | None = None, ids: list[int] | None = None) -> DocumentSummary:
+                       memory_limit_mb: float | None = None, ids: list[int] | None = None,
+                       chapters=None) -> DocumentSummary:
     """Summarise a document; with ``per_chapter`` each chapter, then the book from the chapters' summaries.
-    ``ids``: the document's tokens when the caller has them already (read once, tokenised once)."""
+    ``ids``: the document's tokens when the caller has them already (read once, tokenised once).
+    ``chapters``: where finished chapter summaries are kept (``get(i)`` / ``put(i, summary)``), so an
+    interrupted run goes on from the first unfinished chapter."""
     progress = progress or Progress()
     budget = Budget(summarizer, memory_limit_mb, progress)
     result = _empty(doc, summarizer, overflow, per_chapter)
     if per_chapter and len(doc.chapters) > 1:
         for i, chapter in enumerate(doc.chapters):
+            kept = chapters.get(i) if chapters is not None else None
+            if kept is not None:
+                result.chapters.append((chapter.title, Summary(**kept)))
+                continue
             progress.note(f"chapter {i + 1}/{len(doc.chapters)}: {chapter.title or '(untitled)'}")
-            result.chapters.append((chapter.title, summarize_text(chapter.text, summarizer, overflow, progress,
-                                                                  budget=budget)))
+            summary = summarize_text(chapter.text, summarizer, overflow, progress, budget=budget)
+            if chapters is not None:
+                chapters.put(i, summary.to_dict())
+            result.chapters.append((chapter.title, summary))
+        if chapters is not None and chapters.kept:
+            doc.notes.append(f"{chapters.kept} of {len(doc.chapters)} chapter summaries were kept from an "
+                             "interrupted run")
         progress.note("the book, from its chapters' summaries")
         joined = "\n\n".join(s.text for _, s in result.chapters if s.text)
         result.summary = summarize_text(joined, summarizer, overflow, progress, stream, budget)
@@ -206,12 +218,16 @@ def _with_memory(result: DocumentSummary, summarizer) -> DocumentSummary:
 
 
 def summarize_documents(docs: list[Document], summarizer, overflow: str = "auto", per_chapter: bool = False,
-                        progress: Progress | None = None, memory_limit_mb: float | None = None) -> list[DocumentSummary]:
+                        progress: Progress | None = None, memory_limit_mb: float | None = None,
+                        chapters: list | None = None) -> list[DocumentSummary]:
     """Several documents: those that one pass reads are generated together in one padded batch (when the
-    estimate for the batch fits), the others one by one as ``summarize_document`` does."""
+    estimate for the batch fits), the others one by one as ``summarize_document`` does (``chapters``: each
+    document's store of finished chapters)."""
     progress = progress or Progress()
+    chapters = chapters or [None] * len(docs)
     if len(docs) < 2 or summarizer.method != "abstractive" or (per_chapter and any(len(d.chapters) > 1 for d in docs)):
-        return [summarize_document(d, summarizer, overflow, per_chapter, progress, False, memory_limit_mb) for d in docs]
+        return [summarize_document(d, summarizer, overflow, per_chapter, progress, False, memory_limit_mb,
+                                   chapters=store) for d, store in zip(docs, chapters)]
     encoded = [summarizer.encode(d.text) for d in docs]  # tokenised once: counted here, generated from below
     counts = [len(ids) - summarizer.specials for ids in encoded]
     limit = summarizer.budget
@@ -230,6 +246,6 @@ def summarize_documents(docs: list[Document], summarizer, overflow: str = "auto"
     for i, doc in enumerate(docs):
         if i not in results:
             results[i] = summarize_document(doc, summarizer, overflow, per_chapter, progress, False, memory_limit_mb,
-                                            encoded[i])
+                                            encoded[i], chapters[i])
     return [results[i] for i in range(len(docs))]
 

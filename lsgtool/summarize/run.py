@@ -247,13 +247,13 @@ def _summarise(jobs, outputs, summarizer, why, options: SummarizeOptions, progre
     limit = options.memory_limit if options.memory_limit is not None else available_mb(options.device)
     stream = options.stream and len(jobs) == 1
 
-    def summarise(documents) -> list[dict[str, Any]]:
+    def summarise(documents, chapters) -> list[dict[str, Any]]:
         if len(documents) == 1:
             results = [summarize_document(documents[0], summarizer, options.overflow, options.per_chapter, progress,
-                                          stream=stream, memory_limit_mb=limit)]
+                                          stream=stream, memory_limit_mb=limit, chapters=chapters[0])]
         else:
             results = summarize_documents(documents, summarizer, options.overflow, options.per_chapter, progress,
-                                          limit)
+                                          limit, chapters)
         records = []
         for document, result in zip(documents, results):
             record = {**result.to_dict(), "why": why}

@@ -148,3 +148,51 @@ def test_cjk_sentences_end_at_their_own_full_stops():
 
     assert sentences("天地玄黄。宇宙洪荒！「秋收冬藏。」 Then English. And more.") == [
         "天地玄黄。", "宇宙洪荒！", "「秋收冬藏。」", "Then English.", "And more."]
+
+
+def test_an_interrupted_book_goes_on_from_its_first_unfinished_chapter(runner, app, models, tmp_path, text,
+                                                                       monkeypatch):
+    from lsgtool.summarize import pipeline
+
+    book = tmp_path / "book.md"
+    book.write_text("\n\n".join(f"# Chapter {i + 1}\n\n{text(1 + i % 2)}" for i in range(6)))
+    args = ["summarize", str(book), "--model", str(models / "bart-lsg"), *GEN, "--per-chapter", "--json"]
+    real, calls = pipeline.summarize_text, []
+
+    def interrupted_at_the_fourth(text, *a, **k):
+        calls.append(text)
+        if len(calls) == 4:
+            raise KeyboardInterrupt  # Ctrl-C while the fourth chapter is summarised
+        return real(text, *a, **k)
+
+    monkeypatch.setattr(pipeline, "summarize_text", interrupted_at_the_fourth)
+    stopped = runner.invoke(app, [*args, "--out", str(tmp_path / "out" / "book.json")])
+    assert stopped.exit_code == 130
+    assert "3 chapter summaries kept, --resume goes on from chapter 4" in stopped.stderr, stopped.stderr
+    calls.clear()
+    monkeypatch.setattr(pipeline, "summarize_text", lambda text, *a, **k: calls.append(text) or real(text, *a, **k))
+    resumed = runner.invoke(app, [*args, "--out", str(tmp_path / "out" / "book.json"), "--resume"])
+    assert resumed.exit_code == 0, resumed.output
+    assert len(calls) == 3 + 1  # chapters 4-6, then the book from the six chapter summaries
+    record = json.loads((tmp_path / "out" / "book.json").read_text())
+    assert "3 of 6 chapter summaries were kept from an interrupted run" in record["notes"]
+    assert not list((tmp_path / "out" / ".lsgtool-summaries" / "chapters").glob("*/*.json"))  # done: cleaned up
+    whole = _record(runner, app, [*args[1:-1]])  # the same book without interruption
+    assert [c["text"] for c in whole["chapters"]] == [c["text"] for c in record["chapters"]]
+    assert whole["summary"] == record["summary"]
+
+
+def test_an_interrupted_single_input_to_standard_output_says_nothing_was_kept(runner, app, models, tmp_path, text,
+                                                                             monkeypatch):
+    from lsgtool.summarize import pipeline
+
+    doc = tmp_path / "doc.txt"
+    doc.write_text(text(2))
+
+    def interrupted(*a, **k):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(pipeline, "summarize_text", interrupted)
+    result = runner.invoke(app, ["summarize", str(doc), "--model", str(models / "bart-lsg"), *GEN])
+    assert result.exit_code == 130 and "Error: interrupted: nothing was written." in result.stderr
+    assert "Hint: pass --out FILE_OR_FOLDER to keep finished work" in result.stderr
