@@ -58,15 +58,15 @@ def lsg_target(source: Source | None, overrides: dict[str, Any]) -> LSGTarget:
     return LSGTarget(LSGConfig.from_dict(values), heads, head_dim, layers, positions, source)
 
 
-def locost_model(source: Source, name: str) -> tuple[torch.nn.Module, str]:
+def locost_model(source: Source) -> tuple[torch.nn.Module, str]:
     """The LOCOST model ``source`` names: loaded when its weights are here, else random weights from its config
     (said in the returned note)."""
     from lsgtool.core.load import load
 
     if source.has_weights:
-        return load(name), "saved weights"
+        return load(source), "saved weights"
     torch.manual_seed(0)
-    return load(name, random_init=True), NO_WEIGHTS
+    return load(source, random_init=True), NO_WEIGHTS
 
 
 def random_locost(config) -> torch.nn.Module:

@@ -13,9 +13,11 @@ import sys
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
+from typing import Any, Callable
 
 import torch
+
+from lsgtool.progress import Progress
 
 KINDS = ("matmul", "fft", "softmax/sdpa", "gather/copy", "norm", "elementwise", "other")
 _KIND_OF = (  # first match wins: substrings of aten operator names
@@ -98,18 +100,19 @@ def profile_step(step: Callable[[], None], device: str = "cpu", trace: Path | No
 
 def breakdown(variants: list[str], lengths: list[int], *, setup, target: dict | None = None, device: str = "cpu",
               dtype: torch.dtype = torch.float32, traces: Path | None = None,
-              on_point: Callable[[str, int], None] | None = None) -> list[Breakdown]:
+              progress: Progress | None = None) -> list[Breakdown]:
     """Profile one forward of each variant at each length (``target``: a whole model, as ``profile --model``).
     A point that fails (too long for the model, out of memory) carries its error instead of numbers."""
     from lsgtool.core.errors import UsageError
     from lsgtool.profiling.models import model_step
     from lsgtool.profiling.variants import step_function
 
+    progress = progress or Progress()
+    progress.stage("profiling", total=len(lengths) * len(variants))
     results = []
     for length in lengths:
         for variant in variants:
-            if on_point is not None:
-                on_point(variant, length)
+            progress.advance(0, f"profiling {variant} @ {length}")
             trace = None if traces is None else traces / f"trace-{variant}-{length}.json"
             try:
                 if target is None:
@@ -120,6 +123,74 @@ def breakdown(variants: list[str], lengths: list[int], *, setup, target: dict | 
             except (UsageError, RuntimeError, MemoryError) as exc:
                 message = exc.message if isinstance(exc, UsageError) else f"{type(exc).__name__}: {str(exc)[:120]}"
                 results.append(Breakdown(variant, length, 0.0, dict.fromkeys(KINDS, 0.0), error=message))
-                continue
-            results.append(Breakdown(variant, length, round(total, 3), by_kind, top, None if trace is None else trace.name))
+            else:
+                results.append(Breakdown(variant, length, round(total, 3), by_kind, top,
+                                         None if trace is None else trace.name))
+            progress.advance(1)
     return results
+
+
+# ---------------------------------------------------------------- the ops view of inspect-kernels
+
+DEFAULT_LENGTHS = "1k,4k"
+SYNTHETIC_VARIANTS = ["full", "lsg-norm", "locost"]
+
+
+def synthetic_setup():
+    """The synthetic layers profiled without a model: one pre-norm block with FFN, BERT-base's width."""
+    from lsgtool.profiling.variants import Setup
+
+    return Setup(hidden=768, heads=12, layers=1, level="layer", batch=1, block=128, factor=4)
+
+
+@dataclass
+class OpsView:
+    """``report``: what the CLI prints and --json gives (``points`` once written); the profiling runs in
+    ``write``, whose folder takes a Chrome trace of every point."""
+
+    report: dict[str, Any]
+    setup: Any  # profiling.variants.Setup
+    target: dict | None  # a whole model (profiling.models.ModelTarget's fields), or None: synthetic layers
+    points: list[Breakdown] = field(default_factory=list)
+
+    def write(self, folder: Path, plots: bool, progress: Progress) -> list[Path]:
+        self.points = breakdown(self.report["variants"], self.report["lengths"], setup=self.setup, target=self.target,
+                                device=self.report["device"], dtype=torch.float32, traces=folder, progress=progress)
+        self.report["points"] = [{**vars(p), "share": {k: round(v, 4) for k, v in p.share().items()}}
+                                 for p in self.points]
+        traces = [folder / p.trace for p in self.points if p.trace]
+        if not plots:
+            return traces
+        from lsgtool.inspection import plots as draw
+
+        title = f"operators of one forward — {self.report['model'] or 'synthetic layers, width 768'}, {self.report['device']}"
+        return [draw.ops(self.points, folder / "ops.png", title), *traces]
+
+
+def prepare(options, sources: list, progress: Progress) -> OpsView:
+    """The variants and lengths to profile: a model's own variants (``sources[0]``), or synthetic layers."""
+    from lsgtool.inspection.options import lengths
+    from lsgtool.profiling.variants import check_variants
+
+    setup, target = synthetic_setup(), None
+    if sources:
+        target = model_target(sources[0])
+        variants = target.default_variants
+        target = vars(target)
+    else:
+        variants = check_variants(SYNTHETIC_VARIANTS)
+    report = {"what": "ops", "model": options.models[0] if options.models else None, "device": options.device,
+              "lengths": lengths(options.length or DEFAULT_LENGTHS), "variants": variants,
+              "threads": torch.get_num_threads(),
+              "setup": None if sources else {"level": "layer (pre-norm block with FFN)", "hidden": setup.hidden,
+                                             "heads": setup.heads, "block": setup.block, "factor": setup.factor}}
+    return OpsView(report, setup, target)
+
+
+def model_target(source):
+    """``profile --model``'s target for a resolved ``Source``: the handle itself is loaded, not looked up again."""
+    from lsgtool.profiling.models import ModelTarget
+
+    if source.kind == "locost":
+        return ModelTarget(source, "locost", dict(source.overrides) if source.preset else None)
+    return ModelTarget(source, "lsg" if source.kind == "lsg" else "source")

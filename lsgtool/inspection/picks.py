@@ -9,6 +9,7 @@ from dataclasses import dataclass
 import torch
 
 from lsgtool.core.errors import UsageError
+from lsgtool.progress import Progress
 
 
 @dataclass
@@ -24,9 +25,21 @@ class Picks:
     offsets: list[tuple[int, int]] | None
 
 
-def picks(model, tokenizer, text: str, layer: int, head: int, max_tokens: int, progress=None) -> Picks:
+class Ticks:
+    """A core callback ``progress(done, total)`` reported as ``Progress.advance`` steps of the current stage."""
+
+    def __init__(self, progress: Progress):
+        self.progress, self.done = progress, 0
+
+    def __call__(self, done: int, total: int) -> None:
+        self.progress.advance(done - self.done)
+        self.done = done
+
+
+def picks(model, tokenizer, text: str, layer: int, head: int, max_tokens: int, progress: Progress | None = None,
+          detail: str = "") -> Picks:
     """Run ``model`` on ``text`` (cut at ``max_tokens``) and trace what layer ``layer``'s selector took, per token,
-    for head ``head``."""
+    for head ``head``; ``detail`` (e.g. the text's name) follows the stage's name in ``progress``."""
     from lsgtool.core.inspect.connectivity import connectivity, lsg_layers, record_selector
 
     layers = lsg_layers(model)
@@ -47,6 +60,9 @@ def picks(model, tokenizer, text: str, layer: int, head: int, max_tokens: int, p
         raise UsageError(f"the text gives {ids.shape[1]} tokens, no more than two blocks ({2 * config.block_size}): "
                          "LSG runs full attention there and no selector is called.",
                          "pass a longer --input (several blocks of text).")
+    progress = progress or Progress()
+    padded = ids.shape[1] + (-ids.shape[1] % config.block_size)
+    progress.stage(f"tracing layer {layer}'s selector", total=padded, detail=detail)  # one column per token
     run = model.get_encoder() if getattr(model.config, "is_encoder_decoder", False) else model
     with torch.no_grad(), record_selector(module) as seen:
         run(input_ids=ids, attention_mask=torch.ones_like(ids))
@@ -58,7 +74,7 @@ def picks(model, tokenizer, text: str, layer: int, head: int, max_tokens: int, p
     function = x.config.selector
     # the recorded sequence holds the non-global tokens, padded to whole blocks: position p is token p
     conn = connectivity(config, ids.shape[1], inputs=x, selector=getattr(function, "original", function),
-                        token_level=True, progress=progress)
+                        token_level=True, progress=Ticks(progress))
     weights = conn.picked[head, : ids.shape[1]].tolist()
     return Picks(text, ids.shape[1], truncated, layer, head, config.sparsity_type, weights,
                  _spans(text, offsets, weights), offsets)
