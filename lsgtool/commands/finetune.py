@@ -3,8 +3,6 @@ classification, MLM, seq2seq, GSG pre-training) with transformers' Trainer."""
 
 from __future__ import annotations
 
-import shutil
-import signal
 from pathlib import Path
 from typing import Annotated, Optional
 
@@ -13,10 +11,7 @@ from rich.console import Console
 from rich.table import Table
 
 from lsgtool.commands._common import JsonOption, emit
-from lsgtool.commands._progress import TrainingProgress
-from lsgtool.core.errors import Interrupted, UsageError
-
-COMMAND = "finetune"
+from lsgtool.progress import Progress
 
 
 def finetune_command(
@@ -56,29 +51,28 @@ def finetune_command(
     as_json: JsonOption = False,
 ) -> None:
     """Fine-tune (or GSG pre-train) a model on a dataset with transformers' Trainer; resumable, distributable."""
-    from lsgtool.finetune.config import resolve, to_toml
+    from lsgtool.finetune.config import resolve
+    from lsgtool.finetune.run import is_main, run
 
     if config is None and (model is None or data is None):
         model, data = _ask_missing(model, data, as_json)
-    typed = {"train": {"task": task, "lr": lr, "epochs": epochs, "max_steps": max_steps, "batch_size": batch_size},
+    flags = {"train": {"task": task, "lr": lr, "epochs": epochs, "max_steps": max_steps, "batch_size": batch_size},
              "model": {"name": model, "convert": convert, "block": block, "factor": factor, "sparse": sparse,
                        "global": global_tokens, "max_length": max_length, "train": train, "freeze": freeze},
              "data": {"name": data, "text_column": text_column, "label_column": label_column,
                       "summary_column": summary_column}}
-    settings = resolve(recipe, config, typed, list(sets or []))
-    task = settings["train"]["task"]
-    out = out or Path(f"finetune-{task}")
-    if dry_run:
-        return _dry_run(settings, show, as_json)
-    if _is_main():  # under torchrun / accelerate launch the first process checks and writes the folder
-        _check_out(out, resume, overwrite)
-    from lsgtool.finetune.train import prepare
+    settings = resolve(recipe, config, flags, list(sets or []))
+    with _progress(as_json or not is_main()) as progress:
+        result = run(settings, out, resume=resume, overwrite=overwrite, dry_run=dry_run, show=show, progress=progress)
+    if dry_run or is_main():  # under torchrun / accelerate launch the first process reports
+        emit(result, as_json, _render_pairs if "pairs" in result else _render_dry if dry_run else _render)
 
-    prepared = prepare(settings)
-    _start(out, resume, overwrite, to_toml(settings))
-    result = _train(settings, prepared, out, resume, as_json)
-    if _is_main():
-        emit(result, as_json, _render)
+
+def _progress(quiet: bool) -> Progress:
+    """Rich bars on a terminal, a line per log in a pipe; nothing with --json or beside the first process."""
+    from lsgtool.commands._progress import RichProgress
+
+    return Progress() if quiet else RichProgress()
 
 
 def _ask_missing(model: str | None, data: str | None, as_json: bool) -> tuple[str | None, str | None]:
@@ -94,125 +88,6 @@ def _ask_missing(model: str | None, data: str | None, as_json: bool) -> tuple[st
         data = ask("Which data (a file, a folder, a save_to_disk folder or a Hub dataset)?", found[0] if found else "",
                    check=lambda v: None if v else "a dataset is needed.")
     return model, data
-
-
-def _is_main() -> bool:
-    import os
-
-    return os.environ.get("RANK", "0") == "0"
-
-
-def _check_out(out: Path, resume: bool, overwrite: bool) -> None:
-    from lsgtool.core.writing import check_target, read_marker
-
-    if resume and overwrite:
-        raise UsageError("--resume and --overwrite contradict each other.", "resume the run, or replace it.")
-    if out.exists():
-        marker = read_marker(out) if out.is_dir() else None
-        if (marker or {}).get("command") != COMMAND:
-            raise UsageError(f"--out {out} exists and is not a run folder of lsgtool finetune: it is left untouched.",
-                             "choose another --out.")
-        if not resume and not overwrite:
-            state = marker.get("state", "?")
-            raise UsageError(f"--out {out} holds a {state} run.",
-                             "pass --resume to continue it, --overwrite to replace it, or choose another --out.")
-        if resume:
-            from lsgtool.finetune.train import last_checkpoint
-
-            if last_checkpoint(out) is None:
-                raise UsageError(f"--resume: {out} has no checkpoint yet.", "run it again with --overwrite.")
-    elif resume:
-        raise UsageError(f"--resume: {out} does not exist.", "start the run without --resume.")
-    else:
-        check_target(out, overwrite=False)
-
-
-def _start(out: Path, resume: bool, overwrite: bool, resolved: str) -> None:
-    from lsgtool.core.writing import write_marker
-
-    if not _is_main():
-        return
-    if overwrite and out.exists() and not resume:
-        shutil.rmtree(out)
-    out.mkdir(parents=True, exist_ok=True)
-    write_marker(out, command=COMMAND, state="running")
-    (out / "finetune.toml").write_text(resolved)
-
-
-def _train(settings: dict, prepared, out: Path, resume: bool, as_json: bool) -> dict:
-    from lsgtool.core.writing import write_marker
-    from lsgtool.finetune.train import Stop, curves, last_checkpoint, save_final, summary_numbers, trainer_for, write_json
-
-    stop = Stop()
-    previous = signal.getsignal(signal.SIGINT)
-
-    def interrupt(signum, frame):
-        if stop.requested:  # a second Ctrl-C: stop now
-            signal.signal(signal.SIGINT, previous)
-            raise KeyboardInterrupt
-        stop.requested = True
-
-    with TrainingProgress(as_json, _is_main()) as progress:
-        trainer = trainer_for(settings, prepared, out, stop, progress.log)
-        signal.signal(signal.SIGINT, interrupt)
-        try:
-            output = trainer.train(resume_from_checkpoint=str(last_checkpoint(out)) if resume else None)
-        except KeyboardInterrupt:
-            write_marker(out, command=COMMAND, state="interrupted")
-            raise Interrupted(f"interrupted: {out} keeps its last checkpoint ({_checkpoint_name(out)}).",
-                              "continue with the same command and --resume.") from None
-        finally:
-            signal.signal(signal.SIGINT, previous)
-    history = trainer.state.log_history
-    data = {"task": settings["train"]["task"], "model": settings["model"]["name"], "out": str(out),
-            **prepared.info, "steps": trainer.state.global_step, "max_steps": trainer.state.max_steps,
-            "best_checkpoint": trainer.state.best_model_checkpoint, **summary_numbers(history),
-            "train_metrics": output.metrics, "log_history": history}
-    if not _is_main():
-        return data
-    write_json(out / "metrics.json", data)
-    if stop.requested and trainer.state.global_step < trainer.state.max_steps:
-        write_marker(out, command=COMMAND, state="interrupted")
-        raise Interrupted(f"interrupted at step {trainer.state.global_step} of {trainer.state.max_steps}: {out} keeps a "
-                          f"checkpoint of this step ({_checkpoint_name(out)}).",
-                          "continue with the same command and --resume.")
-    save_final(trainer.model, prepared.tokenizer, out)
-    try:
-        curves(history, out / "curves.png", f"{data['task']} — {data['model']}")
-        data["curves"] = str(out / "curves.png")
-    except UsageError:  # no matplotlib: the numbers are in metrics.json
-        data["curves"] = None
-    write_json(out / "metrics.json", data)
-    write_marker(out, command=COMMAND, state="done")
-    return data
-
-
-def _checkpoint_name(out: Path) -> str:
-    from lsgtool.finetune.train import last_checkpoint
-
-    found = last_checkpoint(out)
-    return found.name if found else "none yet"
-
-
-def _dry_run(settings: dict, show: int, as_json: bool) -> None:
-    from lsgtool.finetune import data as D
-
-    task = settings["train"]["task"]
-    if task == "gsg":
-        from lsgtool.core.load import load_tokenizer
-        from lsgtool.finetune.train import gsg_dataset
-
-        raw = D.load(settings["data"]["name"])
-        D.check_columns(raw, {"text": settings["data"]["text_column"]})
-        raw = type(raw)({k: v.select(range(min(len(v), max(show, 1) * 4))) for k, v in raw.items()})
-        built, counts = gsg_dataset(raw, settings, load_tokenizer(settings["model"]["name"]))
-        rows = [{"input": r["gsg_input"], "target": r["gsg_target"]} for r in built["train"].select(range(min(show, len(built["train"]))))]
-        return emit({"task": task, **counts, "pairs": rows}, as_json, _render_pairs)
-    from lsgtool.finetune.train import prepare
-
-    prepared = prepare(settings)
-    emit({"task": task, "model": settings["model"]["name"], **prepared.info, "labels": prepared.labels}, as_json,
-         _render_dry)
 
 
 def _render_pairs(console: Console, data: dict) -> None:

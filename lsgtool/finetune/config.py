@@ -1,11 +1,13 @@
-"""The resolved configuration of a fine-tuning run: defaults < recipe < ``--config run.toml`` < options typed
-on the command line < ``--set section.key=value``. Every key is listed here; an unknown one is a usage error.
+"""The settings of a fine-tuning run, typed: defaults < recipe < ``--config run.toml`` < options typed on the
+command line < ``--set section.key=value``, every layer a TOML-shaped ``{section: {key: value}}``. Every key is
+a field here; an unknown one is a usage error. The run folder's ``finetune.toml`` is ``to_toml`` of the result,
+which ``--config`` reads back.
 """
 
 from __future__ import annotations
 
-import copy
 import sys
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
@@ -17,19 +19,99 @@ else:  # pragma: no cover
     import tomli as tomllib
 
 TASKS = ("classification", "multilabel", "token-classification", "mlm", "seq2seq", "gsg")
+CLASSIFIERS = ("classification", "multilabel")
+GENERATIVE = ("seq2seq", "gsg")  # trained on (input, target) pairs; evaluated on generated text
 
-DEFAULTS: dict[str, dict[str, Any]] = {
-    "model": {"name": "", "max_length": 0, "train": "full", "freeze": [], "dropout": None,
-              "convert": False, "block": 128, "factor": 2, "sparse": "norm", "sparse_block": 0, "global": 1},
-    "data": {"name": "", "text_column": "text", "label_column": "label", "summary_column": "summary",
-             "validation_split": 0.1, "target_length": 256, "max_examples": 0},
-    "train": {"task": "classification", "lr": 5e-5, "epochs": 3.0, "max_steps": 0, "batch_size": 8, "grad_accum": 1,
-              "schedule": "linear", "warmup": 0.0, "weight_decay": 0.0, "seed": 42, "precision": "auto",
-              "gradient_checkpointing": False, "eval_steps": 0, "save_steps": 0, "logging_steps": 10,
-              "metric": "", "patience": 0, "save_total_limit": 2, "sampling": "group_by_length",
-              "generate_length": 128},
-    "gsg": {"strategy": "ind", "ratio": "0.3", "noise": 0.0},
-}
+
+@dataclass
+class ModelSettings:
+    """``[model]``: what trains, converted to LSG (``convert``) or extended (``max_length``), frozen in part."""
+
+    name: str = ""
+    max_length: int = 0
+    train: str = "full"
+    freeze: list[str] = field(default_factory=list)
+    dropout: float | None = None
+    convert: bool = False
+    block: int = 128
+    factor: int = 2
+    sparse: str = "norm"
+    sparse_block: int = 0
+    global_tokens: int = field(default=1, metadata={"key": "global"})
+
+
+@dataclass
+class DataSettings:
+    """``[data]``: where the examples are and which columns hold what."""
+
+    name: str = ""
+    text_column: str = "text"
+    label_column: str = "label"
+    summary_column: str = "summary"
+    validation_split: float = 0.1
+    target_length: int = 256
+    max_examples: int = 0
+
+
+@dataclass
+class TrainSettings:
+    """``[train]``: the task and the Trainer's settings. ``warmup``: a share of the steps, or steps (an int >= 1)."""
+
+    task: str = "classification"
+    lr: float = 5e-5
+    epochs: float = 3.0
+    max_steps: int = 0
+    batch_size: int = 8
+    grad_accum: int = 1
+    schedule: str = "linear"
+    warmup: float = 0.0
+    weight_decay: float = 0.0
+    seed: int = 42
+    precision: str = "auto"
+    gradient_checkpointing: bool = False
+    eval_steps: int = 0
+    save_steps: int = 0
+    logging_steps: int = 10
+    metric: str = ""
+    patience: int = 0
+    save_total_limit: int = 2
+    sampling: str = "group_by_length"
+    generate_length: int = 128
+
+
+@dataclass
+class GSGSettings:
+    """``[gsg]``: gap-sentence generation (``ratio``: a share, or a range ``low..high``)."""
+
+    strategy: str = "ind"
+    ratio: str = "0.3"
+    noise: float = 0.0
+
+
+@dataclass
+class Settings:
+    """A whole run's settings, section by section as in the TOML file."""
+
+    model: ModelSettings = field(default_factory=ModelSettings)
+    data: DataSettings = field(default_factory=DataSettings)
+    train: TrainSettings = field(default_factory=TrainSettings)
+    gsg: GSGSettings = field(default_factory=GSGSettings)
+
+    def to_toml(self) -> str:
+        """These settings as TOML (what ``--config`` reads back); unset values (None) are left out."""
+        lines = []
+        for section in SECTIONS:
+            lines.append(f"[{section}]")
+            part = getattr(self, section)
+            for key, name in _keys(part).items():
+                if getattr(part, name) is not None:
+                    lines.append(f"{key} = {_toml_value(getattr(part, name))}")
+            lines.append("")
+        return "\n".join(lines)
+
+
+SECTIONS = tuple(f.name for f in fields(Settings))
+DEFAULT = Settings()
 
 RECIPES: dict[str, dict[str, dict[str, Any]]] = {
     # LSG paper App. A, Table 9: batch 32, linear decay, dropout 0.1; classification 2e-5..1e-4 without warm-up
@@ -50,20 +132,24 @@ RECIPES: dict[str, dict[str, dict[str, Any]]] = {
 }
 
 
-def _merge(base: dict, layer: dict, where: str) -> None:
+def _keys(part) -> dict[str, str]:
+    """TOML key -> attribute of a section (``global`` is ``global_tokens``: a Python keyword)."""
+    return {f.metadata.get("key", f.name): f.name for f in fields(part)}
+
+
+def _merge(settings: Settings, layer: dict, where: str) -> None:
     for section, values in layer.items():
-        if section not in DEFAULTS or not isinstance(values, dict):
-            raise UsageError(f"{where}: unknown section [{section}].", f"sections: {', '.join(DEFAULTS)}.")
+        if section not in SECTIONS or not isinstance(values, dict):
+            raise UsageError(f"{where}: unknown section [{section}].", f"sections: {', '.join(SECTIONS)}.")
+        part, keys = getattr(settings, section), _keys(getattr(settings, section))
         for key, value in values.items():
             key = key.replace("-", "_")
-            if key not in DEFAULTS[section]:
-                raise UsageError(f"{where}: unknown key {section}.{key}.",
-                                 f"keys of [{section}]: {', '.join(DEFAULTS[section])}.")
-            base[section][key] = _typed(section, key, value, where)
+            if key not in keys:
+                raise UsageError(f"{where}: unknown key {section}.{key}.", f"keys of [{section}]: {', '.join(keys)}.")
+            setattr(part, keys[key], _typed(section, key, value, getattr(getattr(DEFAULT, section), keys[key]), where))
 
 
-def _typed(section: str, key: str, value: Any, where: str) -> Any:
-    default = DEFAULTS[section][key]
+def _typed(section: str, key: str, value: Any, default: Any, where: str) -> Any:
     if default is None or isinstance(default, str) and key == "ratio":
         return value if not (key == "ratio" and isinstance(value, (int, float))) else str(value)
     if isinstance(default, bool):
@@ -103,57 +189,45 @@ def read_toml(path: Path) -> dict:
         raise UsageError(f"--config {path} is not valid TOML: {exc}.", "fix the line named above.") from None
 
 
-def resolve(recipe: str | None, file: Path | None, typed: dict[str, dict[str, Any]], sets: list[str]) -> dict:
-    """The configuration from every layer, checked key by key."""
-    config = copy.deepcopy(DEFAULTS)
+def resolve(recipe: str | None, file: Path | None, typed: dict[str, dict[str, Any]], sets: list[str]) -> Settings:
+    """The settings from every layer, checked key by key; ``typed``: the options given, None for those not."""
+    settings = Settings()
     if recipe is not None:
         if recipe not in RECIPES:
             raise UsageError(f"unknown --recipe {recipe!r}.", f"recipes: {', '.join(RECIPES)}.")
-        _merge(config, RECIPES[recipe], f"recipe {recipe}")
+        _merge(settings, RECIPES[recipe], f"recipe {recipe}")
     if file is not None:
-        _merge(config, read_toml(file), f"--config {file}")
-    _merge(config, {s: {k: v for k, v in values.items() if v is not None} for s, values in typed.items()},
+        _merge(settings, read_toml(file), f"--config {file}")
+    _merge(settings, {s: {k: v for k, v in values.items() if v is not None} for s, values in typed.items()},
            "the command line")
     for assignment in sets:
-        _merge(config, parse_set(assignment), f"--set {assignment}")
-    check(config)
-    return config
+        _merge(settings, parse_set(assignment), f"--set {assignment}")
+    check(settings)
+    return settings
 
 
-def check(config: dict) -> None:
-    train, model = config["train"], config["model"]
-    if train["task"] not in TASKS:
-        raise UsageError(f"unknown --task {train['task']!r}.", f"tasks: {', '.join(TASKS)}.")
-    if model["train"] not in ("full", "global-only"):
-        raise UsageError(f"--train {model['train']!r} is neither full nor global-only.", "pass --train full or global-only.")
-    if not model["name"]:
+def check(settings: Settings) -> None:
+    """The rules across keys (a settings object built in Python included)."""
+    train, model = settings.train, settings.model
+    if train.task not in TASKS:
+        raise UsageError(f"unknown --task {train.task!r}.", f"tasks: {', '.join(TASKS)}.")
+    if model.train not in ("full", "global-only"):
+        raise UsageError(f"--train {model.train!r} is neither full nor global-only.", "pass --train full or global-only.")
+    if not model.name:
         raise UsageError("no --model given.", "pass --model NAME|PATH (a preset, a folder, a Hub id).")
-    if not config["data"]["name"]:
+    if not settings.data.name:
         raise UsageError("no --data given.", "pass --data NAME_OR_PATH (json/jsonl/csv/parquet/txt, a save_to_disk "
                                              "folder, or a Hub dataset).")
-    for section, key in (("train", "lr"), ("train", "batch_size"), ("train", "grad_accum")):
-        if not config[section][key] > 0:
-            raise UsageError(f"{section}.{key} must be positive, got {config[section][key]!r}.", "e.g. --set train.lr=5e-5.")
-    if train["precision"] not in ("auto", "fp32", "bf16", "fp16"):
-        raise UsageError(f"train.precision {train['precision']!r} is not auto, fp32, bf16 or fp16.", "e.g. auto.")
-    if train["sampling"] not in ("group_by_length", "random", "sequential"):
-        raise UsageError(f"train.sampling {train['sampling']!r} is not group_by_length, random or sequential.",
+    for key in ("lr", "batch_size", "grad_accum"):
+        if not getattr(train, key) > 0:
+            raise UsageError(f"train.{key} must be positive, got {getattr(train, key)!r}.", "e.g. --set train.lr=5e-5.")
+    if train.precision not in ("auto", "fp32", "bf16", "fp16"):
+        raise UsageError(f"train.precision {train.precision!r} is not auto, fp32, bf16 or fp16.", "e.g. auto.")
+    if train.sampling not in ("group_by_length", "random", "sequential"):
+        raise UsageError(f"train.sampling {train.sampling!r} is not group_by_length, random or sequential.",
                          "e.g. group_by_length (pads least).")
-    if not 0 <= config["data"]["validation_split"] < 1:
+    if not 0 <= settings.data.validation_split < 1:
         raise UsageError("data.validation_split must lie in [0, 1).", "e.g. 0.1, or 0 for no evaluation.")
-
-
-def to_toml(config: dict) -> str:
-    """The resolved configuration as TOML (what ``--config`` reads back)."""
-    lines = []
-    for section, values in config.items():
-        lines.append(f"[{section}]")
-        for key, value in values.items():
-            if value is None:
-                continue
-            lines.append(f"{key} = {_toml_value(value)}")
-        lines.append("")
-    return "\n".join(lines)
 
 
 def _toml_value(value: Any) -> str:

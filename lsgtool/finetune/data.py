@@ -1,6 +1,7 @@
 """Training data for ``lsgtool finetune``, through ``datasets``: a Hub name (online), local json/jsonl/csv/
 parquet/txt files (or a folder of them), or a folder written by ``save_to_disk``; column checks that name the
-flag; tokenisation with the truncated examples counted, never dropped silently.
+flag; label names; GSG pairs; tokenisation with the truncated examples counted, never dropped silently; the
+evaluation split.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from lsgtool.core.errors import UsageError
+from lsgtool.finetune.config import CLASSIFIERS, DataSettings, Settings
 
 BUILDERS = {".json": "json", ".jsonl": "json", ".csv": "csv", ".parquet": "parquet", ".txt": "text"}
 FLAGS = {"text": "--text-column", "label": "--label-column", "summary": "--summary-column"}
@@ -130,3 +132,119 @@ def tokenize(data, tokenizer, column: str, max_length: int, target: str | None =
     examples = sum(len(split) for split in mapped.values())
     longest = max((max(split["length"]) for split in mapped.values() if len(split)), default=0)
     return Tokenized(mapped.remove_columns("truncated"), truncated, examples, longest)
+
+
+def read(d: DataSettings, task: str, limit: int = 0):
+    """The examples of a run, their columns checked for ``task``, at most ``limit`` per split (0: all), and the
+    label names (None when the task has none)."""
+    raw = load(d.name)
+    columns = {"text": d.text_column}
+    if task in CLASSIFIERS or task == "token-classification":
+        columns["label"] = d.label_column
+    if task == "seq2seq":
+        columns["summary"] = d.summary_column
+    check_columns(raw, columns)
+    if limit:
+        raw = type(raw)({k: v.select(range(min(len(v), limit))) for k, v in raw.items()})
+    labels = None
+    if task in CLASSIFIERS or task == "token-classification":
+        labels = label_names(raw, d.label_column, multilabel=task != "classification")
+    return raw, labels
+
+
+def gsg_pairs(raw, settings: Settings, tokenizer):
+    """The GSG pairs of every split (cached by datasets' fingerprints), documents without a pair dropped and
+    counted."""
+    from lsgtool.finetune.gsg import GSGOptions, map_function, parse_ratio, sentinel_for
+
+    g = settings.gsg
+    sentinel, what = sentinel_for(tokenizer)
+    options = GSGOptions(g.strategy, parse_ratio(str(g.ratio)), float(g.noise), settings.train.seed)
+    built = raw.map(map_function(settings.data.text_column, options, sentinel), batched=True, with_indices=True,
+                    desc="gap sentences")
+    before = sum(len(s) for s in built.values())
+    built = built.filter(lambda row: bool(row["gsg_target"]))
+    return built, {"gsg_sentinel": f"{sentinel} ({what})",
+                   "gsg_skipped_documents": before - sum(len(s) for s in built.values())}
+
+
+def encode(raw, tokenizer, settings: Settings, labels: list[str] | None, limit: int):
+    """Token ids (and labels) of every example for the task, cut at ``limit`` tokens, split into training and
+    evaluation examples. Returns train, evaluation (or None) and counts."""
+    from datasets import DatasetDict
+
+    d, task = settings.data, settings.train.task
+    counts: dict[str, Any] = {}
+    text, target = d.text_column, d.summary_column if task == "seq2seq" else None
+    if task == "gsg":
+        raw, counts = gsg_pairs(raw, settings, tokenizer)
+        text, target = "gsg_input", "gsg_target"
+    if task == "token-classification":
+        tokenised, truncated = _token_labels(raw, tokenizer, d, labels, limit)
+        counts.update(truncated_examples=truncated)
+    else:
+        done = tokenize(raw, tokenizer, text, limit, target=target, target_length=d.target_length)
+        tokenised = done.data
+        counts.update(truncated_examples=done.truncated, examples=done.examples, longest_input=done.longest)
+        if task in CLASSIFIERS:
+            tokenised = tokenised.map(_label_encoder(labels, d.label_column, task == "multilabel"), batched=True)
+    keep = {"input_ids", "attention_mask", "labels", "length"}
+    tokenised = DatasetDict({k: v.remove_columns([c for c in v.column_names if c not in keep]) for k, v in tokenised.items()})
+    train, evaluation = _split(tokenised, d.validation_split, settings.train.seed)
+    if len(train) == 0:
+        raise UsageError(f"--data {d.name} leaves no training examples.", "pass more data.")
+    counts.update(train_examples=len(train), eval_examples=0 if evaluation is None else len(evaluation))
+    return train, evaluation, counts
+
+
+def _split(raw, fraction: float, seed: int):
+    if "validation" in raw:
+        return raw["train"], raw["validation"]
+    if "test" in raw and len(raw) == 2:
+        return raw["train"], raw["test"]
+    if fraction <= 0 or len(raw["train"]) < 4:
+        return raw["train"], None
+    parts = raw["train"].train_test_split(test_size=fraction, seed=seed)
+    return parts["train"], parts["test"]
+
+
+def _label_encoder(labels: list[str], column: str, multilabel: bool):
+    index = {name: i for i, name in enumerate(labels)}
+
+    def encode(batch):
+        if multilabel:
+            rows = []
+            for values in batch[column]:
+                row = [0.0] * len(labels)
+                for v in values:
+                    row[index[str(v)]] = 1.0
+                rows.append(row)
+            return {"labels": rows}
+        return {"labels": [index[str(v)] for v in batch[column]]}
+
+    return encode
+
+
+def _token_labels(raw, tokenizer, d: DataSettings, labels: list[str], limit: int):
+    """Words and their tags -> tokens with the tag on each word's first token (-100 elsewhere)."""
+    index = {name: i for i, name in enumerate(labels)}
+    truncated = [0]
+
+    def encode(batch):
+        enc = tokenizer(batch[d.text_column], is_split_into_words=True, truncation=True, max_length=limit,
+                        return_overflowing_tokens=False)
+        out = {"input_ids": enc["input_ids"], "attention_mask": enc["attention_mask"], "labels": [], "length": []}
+        for i, tags in enumerate(batch[d.label_column]):
+            words = enc.word_ids(i)
+            previous, row = None, []
+            for w in words:
+                row.append(-100 if w is None or w == previous else index[str(tags[w])])
+                previous = w
+            if max(w for w in words if w is not None) + 1 < len(tags):
+                truncated[0] += 1
+            out["labels"].append(row)
+            out["length"].append(len(row))
+        return out
+
+    mapped = raw.map(encode, batched=True)
+    return mapped, truncated[0]

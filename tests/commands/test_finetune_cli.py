@@ -191,10 +191,10 @@ def test_configuration_layers_and_the_saved_config_round_trips(app, runner, work
 
     names = {"model": {"name": str(work / "bert")}, "data": {"name": str(work / "cls.jsonl")}}
     settings = resolve("lsg-classification", run, {"train": {"batch_size": 8}, **names}, ["train.lr=2e-3"])
-    assert settings["train"]["lr"] == 2e-3  # --set beats the file
-    assert settings["train"]["batch_size"] == 8  # the option beats the file
-    assert settings["train"]["epochs"] == 2.0  # the file beats the recipe (3)
-    assert settings["train"]["grad_accum"] == 4 and settings["model"]["dropout"] == 0.1  # from the recipe
+    assert settings.train.lr == 2e-3  # --set beats the file
+    assert settings.train.batch_size == 8  # the option beats the file
+    assert settings.train.epochs == 2.0  # the file beats the recipe (3)
+    assert settings.train.grad_accum == 4 and settings.model.dropout == 0.1  # from the recipe
     assert data["train_examples"] == 240  # validation_split 0 from the file
     finetune(app, runner, "--task", "classification", "--model", work / "bert", "--data", work / "cls.jsonl", "--out",
              tmp_path / "b", "--max-steps", 2, "--set", "train.weight_decay=0.01")

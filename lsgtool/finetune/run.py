@@ -1,0 +1,162 @@
+"""A fine-tuning run in its folder, what ``lsgtool finetune`` does and a notebook can call:
+``run(resolve(None, Path("run.toml"), {}, []), "out", progress=Progress())``.
+
+The folder: the final model (config, safetensors, tokenizer) at its root, ``metrics.json``, ``curves.png``,
+``finetune.toml`` (the settings) and ``checkpoints/``; ``.lsgtool.json`` says whether the run is running,
+interrupted or done, so an interrupted one is resumed (``resume``) or replaced (``overwrite``), never
+mistaken. The folder is checked before anything loads; under ``torchrun`` / ``accelerate launch`` only the
+first process checks and writes it. Ctrl-C checkpoints the current step and raises ``Interrupted``; resuming
+gives the same loss curve as a run that was never stopped.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+from contextlib import contextmanager
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from lsgtool.core.errors import Interrupted, UsageError
+from lsgtool.core.writing import check_target, read_marker, write_file, write_json, write_marker
+from lsgtool.finetune.config import Settings, check
+from lsgtool.progress import Progress
+
+if TYPE_CHECKING:
+    from lsgtool.finetune.prepare import Prepared
+    from lsgtool.finetune.train import Stop
+
+COMMAND = "finetune"  # the marker's "command": a folder of another command is never taken for a run
+
+
+def is_main() -> bool:
+    """Whether this is the first (or only) process of the run: the one that writes the folder and reports."""
+    return os.environ.get("RANK", "0") == "0"
+
+
+def run(settings: Settings, out: str | Path | None = None, *, resume: bool = False, overwrite: bool = False,
+        dry_run: bool = False, show: int = 3, progress: Progress | None = None) -> dict[str, Any]:
+    """Train as ``settings`` say into ``out`` (default ``finetune-<task>``); returns what ``metrics.json`` holds.
+
+    ``dry_run``: prepare data and model, train nothing, write nothing; returns the counts (for ``gsg`` the first
+    ``show`` gap-sentence pairs instead). ``progress`` hears the training steps (``stage("training", steps)``,
+    then ``advance`` with a ``step i/n: loss ...`` detail per log)."""
+    from lsgtool.core.load import resolve
+    from lsgtool.finetune.prepare import gsg_preview, prepare
+
+    check(settings)
+    task, out = settings.train.task, Path(out or f"finetune-{settings.train.task}")
+    if not dry_run and is_main():
+        check_out(out, resume, overwrite)
+    pairs_only = dry_run and task == "gsg"
+    source = resolve(settings.model.name, weights_needed=not pairs_only)  # once: the loads below take the Source
+    if pairs_only:
+        return gsg_preview(settings, source, show)
+    prepared = prepare(settings, source)
+    if dry_run:
+        return {"task": task, "model": settings.model.name, **prepared.info, "labels": prepared.labels}
+    if is_main():
+        start(out, resume, overwrite, settings)
+    return _train(settings, prepared, out, resume, progress or Progress())
+
+
+def check_out(out: Path, resume: bool, overwrite: bool) -> None:
+    """Refuse (UsageError) a folder the run must not write, and a resume without a run to continue."""
+    from lsgtool.finetune.train import last_checkpoint
+
+    if resume and overwrite:
+        raise UsageError("--resume and --overwrite contradict each other.", "resume the run, or replace it.")
+    if out.exists():
+        marker = read_marker(out) if out.is_dir() else None
+        if (marker or {}).get("command") != COMMAND:
+            raise UsageError(f"--out {out} exists and is not a run folder of lsgtool finetune: it is left untouched.",
+                             "choose another --out.")
+        if not resume and not overwrite:
+            state = marker.get("state", "?")
+            raise UsageError(f"--out {out} holds a {state} run.",
+                             "pass --resume to continue it, --overwrite to replace it, or choose another --out.")
+        if resume and last_checkpoint(out) is None:
+            raise UsageError(f"--resume: {out} has no checkpoint yet.", "run it again with --overwrite.")
+    elif resume:
+        raise UsageError(f"--resume: {out} does not exist.", "start the run without --resume.")
+    else:
+        check_target(out, overwrite=False)
+
+
+def start(out: Path, resume: bool, overwrite: bool, settings: Settings) -> None:
+    """The folder marked running, with the settings as ``finetune.toml`` (a replaced run's files gone)."""
+    if overwrite and out.exists() and not resume:
+        shutil.rmtree(out)
+    out.mkdir(parents=True, exist_ok=True)
+    write_marker(out, command=COMMAND, state="running")
+    write_file(out / "finetune.toml", settings.to_toml())
+
+
+def _train(settings: Settings, prepared: Prepared, out: Path, resume: bool, progress: Progress) -> dict[str, Any]:
+    from lsgtool.finetune.train import Stop, last_checkpoint, trainer_for
+
+    stop = Stop()
+    trainer = trainer_for(settings, prepared, out, stop, progress)
+    with _stop_on_sigint(stop):
+        try:
+            output = trainer.train(resume_from_checkpoint=str(last_checkpoint(out)) if resume else None)
+        except KeyboardInterrupt:
+            _interrupted(out, f"interrupted: {out} keeps its last checkpoint ({_checkpoint_name(out)}).")
+    return _finish(settings, prepared, trainer, output.metrics, out, stop)
+
+
+@contextmanager
+def _stop_on_sigint(stop: Stop):
+    """A first Ctrl-C asks the trainer to checkpoint and stop after the current step; a second stops at once."""
+    previous = signal.getsignal(signal.SIGINT)
+
+    def interrupt(signum, frame):
+        if stop.requested:
+            signal.signal(signal.SIGINT, previous)
+            raise KeyboardInterrupt
+        stop.requested = True
+
+    signal.signal(signal.SIGINT, interrupt)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+def _finish(settings: Settings, prepared: Prepared, trainer, train_metrics: dict, out: Path, stop: Stop) -> dict[str, Any]:
+    """metrics.json, then (unless stopped early) the final model, curves.png and the folder marked done."""
+    from lsgtool.finetune.curves import curves
+    from lsgtool.finetune.metrics import summary_numbers
+    from lsgtool.finetune.train import save_final
+
+    state, history = trainer.state, trainer.state.log_history
+    data = {"task": settings.train.task, "model": settings.model.name, "out": str(out), **prepared.info,
+            "steps": state.global_step, "max_steps": state.max_steps, "best_checkpoint": state.best_model_checkpoint,
+            **summary_numbers(history), "train_metrics": train_metrics, "log_history": history}
+    if not is_main():
+        return data
+    write_json(out / "metrics.json", data)
+    if stop.requested and state.global_step < state.max_steps:
+        _interrupted(out, f"interrupted at step {state.global_step} of {state.max_steps}: {out} keeps a checkpoint "
+                          f"of this step ({_checkpoint_name(out)}).")
+    save_final(trainer.model, prepared.tokenizer, out)
+    try:
+        data["curves"] = str(curves(history, out / "curves.png", f"{data['task']} — {data['model']}"))
+    except UsageError:  # no matplotlib: the numbers are in metrics.json
+        data["curves"] = None
+    write_json(out / "metrics.json", data)
+    write_marker(out, command=COMMAND, state="done")
+    return data
+
+
+def _interrupted(out: Path, message: str) -> None:
+    write_marker(out, command=COMMAND, state="interrupted")
+    raise Interrupted(message, "continue with the same command and --resume.") from None
+
+
+def _checkpoint_name(out: Path) -> str:
+    from lsgtool.finetune.train import last_checkpoint
+
+    found = last_checkpoint(out)
+    return found.name if found else "none yet"
