@@ -152,6 +152,10 @@ def _render_batch(console: Console, data: dict[str, Any]) -> None:
                                 + (" ..." if len(data["outputs"]) > 5 else ""))
     if data["rouge"]:
         table.add_row("ROUGE-1/2/Lsum F1", " / ".join(f"{100 * v:.2f}" for v in data["rouge"].values()))
+    if data["bertscore"]:
+        score = data["bertscore"].get("bertscore_f1")
+        table.add_row("BERTScore F1", f"{100 * score:.2f}" if score is not None else
+                      f"not computed: {data['bertscore']['not_computed']}")
     for failure in data["failed"]:
         table.add_row("failed", f"{failure['input']}: {failure['error']}")
     console.print(table)

@@ -63,6 +63,7 @@ class SummarizeResult:
     method: str
     model: str
     why: str | None
+    bertscore: dict[str, Any] | None = None  # with --rouge: the mean F1, or why it could not be computed
 
     @property
     def records(self) -> list[dict[str, Any]]:
@@ -79,7 +80,7 @@ class SummarizeResult:
         return {"inputs": self.inputs, "done": len(self.records) - self.outcome.skipped,
                 "skipped": self.outcome.skipped,
                 "failed": [{"input": n, "error": e} for n, e in self.outcome.failures], "method": self.method,
-                "model": self.model, "why": self.why, "rouge": self.mean_rouge(),
+                "model": self.model, "why": self.why, "rouge": self.mean_rouge(), "bertscore": self.bertscore,
                 "outputs": sorted({r.get("output") for r in self.records if r.get("output")}),
                 "folder": str(self.outputs.folder) if self.outputs else None,
                 "records": self.records if with_records else None}
@@ -217,7 +218,15 @@ def run(options: SummarizeOptions, progress: Progress | None = None) -> Summariz
             progress.note(f"removed a temporary file of an interrupted run: {name}")
     summarizer, why = load_summarizer(options)
     outcome = _summarise(jobs, outputs, summarizer, why, options, progress)
-    return SummarizeResult(outcome, len(jobs), outputs, summarizer.method, summarizer.name, why)
+    result = SummarizeResult(outcome, len(jobs), outputs, summarizer.method, summarizer.name, why)
+    if options.rouge and outcome.main:
+        from lsgtool.summarize.scoring import bertscore
+
+        scores, why_not = bertscore([(r["summary"], r["reference"]) for r in outcome.records if "reference" in r])
+        result.bertscore = scores or {"not_computed": why_not}
+        if why_not:
+            progress.note(f"BERTScore not computed: {why_not}")
+    return result
 
 
 def _read_now(job):

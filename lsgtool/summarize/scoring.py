@@ -38,14 +38,19 @@ def rouge_all(pairs: list[tuple[str, str]], stem: bool = True) -> tuple[list[dic
     return each, {m: mean(s[m]["f1"] for s in each) for m in METRICS} if each else {}
 
 
-def bertscore(pairs: list[tuple[str, str]]) -> dict[str, float] | None:
-    """Mean BERTScore F1 when bert-score and its model are on this machine; None otherwise."""
+def bertscore(pairs: list[tuple[str, str]]) -> tuple[dict[str, float] | None, str | None]:
+    """(mean BERTScore F1, None) when bert-score and its model are on this machine; else (None, why not)."""
+    if not pairs:
+        return None, "no references to score against"
     try:
         from bert_score import score
     except ImportError:
-        return None
+        return None, "bert-score is not installed (pip install bert-score)"
     try:
         _, _, f1 = score([p for p, _ in pairs], [r for _, r in pairs], lang="en", verbose=False)
-    except Exception:  # its model is fetched from the Hub: offline it is not there
-        return None
-    return {"bertscore_f1": float(f1.mean())}
+    except Exception as exc:  # its model comes from the Hub (offline: not there), or memory runs out
+        message = f"{type(exc).__name__}: {exc}".splitlines()[0]
+        if isinstance(exc, MemoryError) or "out of memory" in message.lower():
+            message = f"out of memory: {message}"
+        return None, message
+    return {"bertscore_f1": float(f1.mean())}, None

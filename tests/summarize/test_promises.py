@@ -196,3 +196,44 @@ def test_an_interrupted_single_input_to_standard_output_says_nothing_was_kept(ru
     result = runner.invoke(app, ["summarize", str(doc), "--model", str(models / "bart-lsg"), *GEN])
     assert result.exit_code == 130 and "Error: interrupted: nothing was written." in result.stderr
     assert "Hint: pass --out FILE_OR_FOLDER to keep finished work" in result.stderr
+
+
+def _rouge_run(runner, app, models, tmp_path):
+    data = tmp_path / "data.jsonl"
+    data.write_text(json.dumps({"article": "The storm came over the hills. The river rose.", "summary": "A storm."}) + "\n")
+    result = runner.invoke(app, ["summarize", "--dataset", str(data), "--model", str(models / "bart-lsg"), *GEN,
+                                 "--rouge", "--out", str(tmp_path / "out"), "--json"])
+    assert result.exit_code == 0, result.output
+    return json.loads(result.stdout)["bertscore"]
+
+
+def test_bertscore_says_why_it_is_missing_and_is_given_when_it_can_be(runner, app, models, tmp_path, monkeypatch):
+    import sys
+    import types
+
+    fake = types.ModuleType("bert_score")
+
+    def out_of_memory(predictions, references, **kwargs):
+        raise MemoryError("4.0 GiB asked")
+
+    fake.score = out_of_memory
+    monkeypatch.setitem(sys.modules, "bert_score", fake)
+    assert _rouge_run(runner, app, models, tmp_path) == {"not_computed": "out of memory: MemoryError: 4.0 GiB asked"}
+    fake.score = lambda predictions, references, **kwargs: (None, None, torch.tensor([0.25] * len(predictions)))
+    shutil.rmtree(tmp_path / "out")
+    assert _rouge_run(runner, app, models, tmp_path) == {"bertscore_f1": 0.25}
+    monkeypatch.setitem(sys.modules, "bert_score", None)  # not installed
+    shutil.rmtree(tmp_path / "out")
+    assert "bert-score is not installed" in _rouge_run(runner, app, models, tmp_path)["not_computed"]
+
+
+def test_a_damaged_model_file_is_named_exit_2(runner, app, models, tmp_path, text):
+    model = tmp_path / "bart"
+    shutil.copytree(models / "bart", model)
+    weights = model / "model.safetensors"
+    weights.write_bytes(weights.read_bytes()[:1000])
+    doc = tmp_path / "doc.txt"
+    doc.write_text(text(1))
+    result = runner.invoke(app, ["summarize", str(doc), "--model", str(model), *GEN])
+    assert result.exit_code == 2 and result.stderr.startswith(f"Error: '{weights}' is damaged"), result.stderr
+    assert "--debug" not in result.stderr

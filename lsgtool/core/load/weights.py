@@ -11,9 +11,10 @@ from __future__ import annotations
 import logging
 import re
 from dataclasses import asdict, dataclass, field
+from pathlib import Path
 from typing import Any
 
-from lsgtool.core.errors import LsgtoolError
+from lsgtool.core.errors import LsgtoolError, UsageError
 
 log = logging.getLogger("lsgtool.load")
 SHOWN = 8  # keys named in a warning; the LoadInfo keeps them all
@@ -80,14 +81,52 @@ class _HoldReport(logging.Filter):
         return True
 
 
+def safetensors_damage(path: Path) -> str | None:
+    """Why a ``.safetensors`` file is damaged (cut short, or not one at all), or None when its header holds and
+    the file covers every tensor the header lists."""
+    import json
+    import struct
+
+    size = path.stat().st_size
+    try:
+        with path.open("rb") as handle:
+            (length,) = struct.unpack("<Q", handle.read(8))
+            if length > size - 8:
+                return f"its header says {length:,} bytes and the file has {size:,}"
+            header = json.loads(handle.read(length))
+    except (OSError, struct.error, ValueError) as exc:
+        return f"its header cannot be read ({type(exc).__name__})"
+    ends = [entry["data_offsets"][1] for key, entry in header.items()
+            if key != "__metadata__" and isinstance(entry, dict) and "data_offsets" in entry]
+    needed = 8 + length + max(ends, default=0)
+    return f"it has {size:,} bytes of the {needed:,} its tensors need (cut short)" if size < needed else None
+
+
+def damaged_weights(folder: Path) -> tuple[Path, str] | None:
+    """The first damaged weights file in a model folder, and why."""
+    for path in sorted(Path(folder).glob("*.safetensors")):
+        why = safetensors_damage(path)
+        if why:
+            return path, why
+    return None
+
+
 def from_pretrained(cls, folder, **kwargs):
-    """``cls.from_pretrained(folder, **kwargs)`` returning (model, transformers' loading-info dict)."""
+    """``cls.from_pretrained(folder, **kwargs)`` returning (model, transformers' loading-info dict); a damaged
+    weights file is a usage error naming it."""
     logger = logging.getLogger("transformers.modeling_utils")
     hold = _HoldReport()
     logger.addFilter(hold)
     try:
         return cls.from_pretrained(folder, output_loading_info=True, **kwargs)
-    except RuntimeError as exc:
+    except Exception as exc:
+        damaged = damaged_weights(Path(folder)) if Path(folder).is_dir() else None
+        if damaged is not None:
+            raise UsageError(f"'{damaged[0]}' is damaged: {damaged[1]}.",
+                             "copy or download the model again (an interrupted copy or download leaves such a file), "
+                             "or save it anew with save_pretrained.") from None
+        if not isinstance(exc, RuntimeError):
+            raise
         details = ("\n" + hold.held[-1]) if hold.held else ""
         raise LsgtoolError(f"cannot load the weights of '{folder}' into {cls.__name__}: {str(exc).splitlines()[0]}{details}",
                            "pass ignore_mismatched_sizes=True to start the mismatched weights afresh, or load the "

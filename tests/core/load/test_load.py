@@ -250,3 +250,28 @@ def test_a_locost_folder_loads_when_its_ssm_variant_is_first_checked_inside_from
     registry.use(None)  # nothing checked yet: the first S4D is built inside from_pretrained
     model = lsgtool.load(tmp_path / "locost", dtype=torch.bfloat16)
     assert next(model.parameters()).dtype == torch.bfloat16
+
+
+def test_a_damaged_weights_file_is_named_and_told_from_an_untrusted_one(tmp_path, tiny_folder):
+    import shutil
+
+    import torch
+
+    cut = tmp_path / "cut"
+    shutil.copytree(tiny_folder, cut)
+    weights = cut / "model.safetensors"
+    weights.write_bytes(weights.read_bytes()[: weights.stat().st_size // 2])  # an interrupted copy
+    with pytest.raises(UsageError) as info:
+        lsgtool.load(cut)
+    assert f"'{weights}' is damaged" in info.value.message and "cut short" in info.value.message
+    weights.write_bytes(b"\x10\x00")  # not even a header
+    with pytest.raises(UsageError, match="model.safetensors' is damaged: its header cannot be read"):
+        lsgtool.load(cut)
+    state = tmp_path / "state.ckpt"
+    torch.save({"state_dict": {"model.x": torch.zeros(64)}}, state)
+    state.write_bytes(state.read_bytes()[:-200])
+    with pytest.raises(UsageError) as info:
+        lsgtool.load(state, config={"d_model": 32, "num_layers": 1, "num_heads": 4, "d_kv": 8, "d_ff": 37,
+                                    "vocab_size": 99, "d_state": 8})
+    assert "is damaged" in info.value.message and "trust" not in info.value.message
+    assert "--trust-checkpoint would not help" in info.value.hint
