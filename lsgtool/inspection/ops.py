@@ -4,6 +4,7 @@ places as inputs grow (matmul, FFT, softmax/SDPA, gather/copy, norm, elementwise
 Variants are the ones ``lsgtool profile`` builds (synthetic layers, or a whole model's variants), warmed up
 once, then profiled for one forward without gradients. Operator self times are summed, so nothing is counted
 twice; a Chrome trace of each profiled pass is written for a closer look (chrome://tracing, Perfetto).
+``prepare`` and ``OpsView`` are the ops view of ``inspect-kernels`` (``inspection.run``).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from typing import Any, Callable
 
 import torch
 
+from lsgtool.inspection.options import InspectOptions
 from lsgtool.progress import Progress
 
 KINDS = ("matmul", "fft", "softmax/sdpa", "gather/copy", "norm", "elementwise", "other")
@@ -167,7 +169,7 @@ class OpsView:
         return [draw.ops(self.points, folder / "ops.png", title), *traces]
 
 
-def prepare(options, sources: list, progress: Progress) -> OpsView:
+def prepare(options: InspectOptions, sources: list, progress: Progress) -> OpsView:
     """The variants and lengths to profile: a model's own variants (``sources[0]``), or synthetic layers."""
     from lsgtool.inspection.options import lengths
     from lsgtool.profiling.variants import check_variants

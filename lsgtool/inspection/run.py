@@ -10,15 +10,24 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from lsgtool.core.errors import ConfigError, Interrupted, UsageError
 from lsgtool.inspection.options import WHATS, InspectOptions
 from lsgtool.progress import Progress
 
-__all__ = ["COMMAND", "Inspection", "run"]
+__all__ = ["COMMAND", "Inspection", "View", "run"]
 
 COMMAND = "inspect-kernels"  # what the output folder's marker says wrote it
+
+
+class View(Protocol):
+    """What each view's ``prepare(options, sources, progress)`` returns (``inspection.lsg``, ``.ssm``, ``.ops``)."""
+
+    report: dict[str, Any]  # what the CLI prints and --json gives
+
+    def write(self, folder: Path, plots: bool, progress: Progress) -> list[Path]:
+        """Write the view's files (PNGs, traces, pages) into the staged ``folder``; the files written."""
 
 
 @dataclass
@@ -29,7 +38,7 @@ class Inspection:
     what: str  # lsg, ssm or ops
     report: dict[str, Any]
     files: list[Path]
-    view: Any  # inspection.lsg.LSGView, inspection.ssm.SSMView or inspection.ops.OpsView
+    view: View  # inspection.lsg.LSGView, inspection.ssm.SSMView or inspection.ops.OpsView
 
 
 def run(options: InspectOptions, progress: Progress | None = None) -> Inspection:
@@ -61,7 +70,7 @@ def run(options: InspectOptions, progress: Progress | None = None) -> Inspection
 
 
 def _view(what: str):
-    """The module of the view (``prepare(options, sources, progress)`` -> a view with ``report`` and ``write``)."""
+    """The module of the view ``what``, whose ``prepare(options, sources, progress)`` returns a ``View``."""
     from importlib import import_module
 
     return import_module(f"lsgtool.inspection.{what}")
@@ -135,7 +144,7 @@ def check_out(out: Path) -> None:
     check_target(out, overwrite=True)
 
 
-def _write(view, options: InspectOptions, progress: Progress) -> list[Path]:
+def _write(view: View, options: InspectOptions, progress: Progress) -> list[Path]:
     """Stage every file next to ``options.out``, publish with one rename; a failure leaves the old folder."""
     import shutil
 
