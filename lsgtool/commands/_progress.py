@@ -1,4 +1,5 @@
-"""The pipeline's progress as rich bars (and streamed text) on a terminal, as plain lines in a log or pipe."""
+"""Every run's progress (``lsgtool.progress.Progress``) as rich bars and streamed text on a terminal, as plain
+lines in a log or pipe."""
 
 from __future__ import annotations
 
@@ -14,11 +15,14 @@ STREAM_CHARS = 600  # the tail of the streamed text kept on screen
 
 
 class RichProgress(Listener):
-    """Bars per stage (tokens, layers, windows) with ETA; the generated text as it comes (greedy decoding)."""
+    """Bars per stage (tokens, layers, windows, steps) with ETA; the generated text as it comes (greedy decoding).
+    Off a terminal a line per stage and per detail, unless ``lines`` is off (then notes only); ``bars`` off: no
+    bars even on a terminal."""
 
-    def __init__(self, stream: bool = False):
+    def __init__(self, stream: bool = False, bars: bool = True, lines: bool = True):
         self.console = stderr()
-        self.live_ok = self.console.is_terminal
+        self.live_ok = self.console.is_terminal and bars
+        self.lines = lines
         self.bars = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                              TimeRemainingColumn(), console=self.console)
         self.overall = None
@@ -49,7 +53,7 @@ class RichProgress(Listener):
     def next_input(self, name: str, index: int) -> None:
         if self.overall is not None:
             self.bars.update(self.overall, completed=index, description=f"inputs ({name})")
-        elif not self.live_ok:
+        elif not self.live_ok and self.lines:
             self.console.print(f"summarising {name}", markup=False, highlight=False)
 
     def stage(self, name: str, total: int | None = None, detail: str = "") -> None:
@@ -59,13 +63,15 @@ class RichProgress(Listener):
         self.task = self.bars.add_task(description, total=total)
         if name == "generate":
             self.streamed = Text()
-        if not self.live_ok:
+        if self.live is not None:
+            self.live.refresh()  # drawn now: a short stage whose steps hold the interpreter may end before a refresh
+        elif self.lines:
             self.console.print(description, markup=False, highlight=False)
 
     def advance(self, n: int = 1, detail: str | None = None) -> None:
         if self.task is not None:
             self.bars.update(self.task, advance=n, **({"description": detail} if detail else {}))
-        if detail and not self.live_ok:
+        if detail and not self.live_ok and self.lines:
             self.console.print(detail, markup=False, highlight=False)
 
     def text(self, piece: str) -> None:
@@ -73,75 +79,3 @@ class RichProgress(Listener):
 
     def note(self, message: str) -> None:
         self.console.print(message, markup=False, highlight=False, style="dim" if self.live_ok else None)
-
-
-class Steps:
-    """A rich progress bar on stderr while work runs; off a terminal a line per step instead (nothing with
-    --json). Yields tick(done, total, text=None)."""
-
-    def __init__(self, description: str, as_json: bool, total: int | None = None):
-        self.description, self.total = description, total
-        self.console = stderr()
-        self.live = not as_json and self.console.is_terminal
-        self.echo = not as_json and not self.live
-
-    def __enter__(self):
-        if not self.live:
-            if not self.echo:
-                return lambda *a, **k: None
-            self.console.print(f"{self.description} ...", markup=False, highlight=False)
-
-            def line(done: int, total: int, text: str | None = None) -> None:
-                if text:
-                    self.console.print(f"{text} ...", markup=False, highlight=False)
-
-            return line
-        self.bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                            console=self.console, transient=True)
-        self.bar.start()
-        task = self.bar.add_task(self.description, total=self.total)
-
-        def tick(done: int, total: int, text: str | None = None) -> None:
-            self.bar.update(task, completed=done, total=total, **({"description": text} if text else {}))
-
-        return tick
-
-    def __exit__(self, *exc):
-        if self.live:
-            self.bar.stop()
-        return False
-
-
-class TrainingProgress:
-    """Training steps and loss: a rich bar on a terminal, a line per log in a pipe, nothing with --json or in
-    the processes beside the first of a distributed run (``main`` False)."""
-
-    def __init__(self, as_json: bool, main: bool = True):
-        self.console = stderr()
-        self.live = not as_json and self.console.is_terminal and main
-        self.echo = not as_json and not self.live and main
-        self.bar = self.task = None
-
-    def __enter__(self):
-        if self.live:
-            self.bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                                TimeRemainingColumn(), console=self.console, transient=True)
-            self.bar.start()
-            self.task = self.bar.add_task("training", total=None)
-        return self
-
-    def __exit__(self, *exc):
-        if self.bar is not None:
-            self.bar.stop()
-        return False
-
-    def log(self, logs: dict, state) -> None:
-        from lsgtool.finetune.train import eval_metrics
-
-        shown = {**{k: logs[k] for k in ("loss", "learning_rate") if k in logs}, **eval_metrics(logs)}
-        numbers = ", ".join(f"{k.removeprefix('eval_')} {v:.4g}" for k, v in shown.items() if isinstance(v, float))
-        text = f"step {state.global_step}/{state.max_steps}: {numbers}"
-        if self.bar is not None:
-            self.bar.update(self.task, completed=state.global_step, total=state.max_steps, description=text)
-        elif self.echo:
-            self.console.print(text, markup=False, highlight=False)

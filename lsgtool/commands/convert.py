@@ -9,8 +9,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from lsgtool.commands._common import LSG_FLAGS, JsonOption, emit, flag_names, stderr
-from lsgtool.progress import Progress as BaseProgress
+from lsgtool.commands._common import LSG_FLAGS, JsonOption, emit, flag_names
 
 
 def convert_command(
@@ -66,18 +65,11 @@ def convert_command(
         overwrite=overwrite, layout=layout, pass_global_to_decoder=pass_global_to_decoder, tokenizer=tokenizer,
         no_tokenizer=no_tokenizer, trust_remote_code=trust_remote_code)
     # bars are for a person at a terminal: a log, a pipe or --json gets only the notes (no stray lines)
-    progress = RichProgress() if not as_json and stderr().is_terminal else _Notes()
+    progress = RichProgress(bars=not as_json, lines=False)  # off a terminal and with --json: notes only
     with flag_names(LSG_FLAGS):  # errors name --block, not block_size
         result = run(options, progress)
     emit(result.summary, as_json, _render)
     result.raise_if_unverified()
-
-
-class _Notes(BaseProgress):
-    """Off a terminal: no progress, only what the user should know, on stderr."""
-
-    def note(self, message: str) -> None:
-        stderr().print(message, markup=False)
 
 
 def _ask(ctx: typer.Context, as_json: bool, max_length: int, block: int, factor: int, sparse: str,

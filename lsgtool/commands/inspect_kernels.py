@@ -24,16 +24,6 @@ class What(str, Enum):
     ops = "ops"
 
 
-class _Bars(RichProgress):
-    """RichProgress that draws a stage's bar when the stage starts: its refresh thread alone can miss a short
-    run whose steps hold the interpreter (torch's profiler), and then no bar is seen. Belongs in RichProgress."""
-
-    def stage(self, name: str, total: int | None = None, detail: str = "") -> None:
-        super().stage(name, total, detail)
-        if self.live is not None:
-            self.live.refresh()
-
-
 def inspect_kernels_command(
     models: Annotated[Optional[list[str]], typer.Argument(
         metavar="MODEL_OR_CONFIG", show_default=False,
@@ -80,7 +70,7 @@ def inspect_kernels_command(
                              input_file=input_file, layout=layout, vs_init=vs_init, device=device.value, out=out,
                              plots=plots)
     try:
-        result = run(options, Progress() if as_json else _Bars())
+        result = run(options, Progress() if as_json else RichProgress())
     except ConfigError:  # the layout's keys, as the flags the user typed (--block, not block_size)
         with flag_names(LSG_FLAGS):
             raise

@@ -9,7 +9,6 @@ from typing import TYPE_CHECKING
 
 from lsgtool.core.convert.folder import is_lsg_model
 from lsgtool.finetune.config import GENERATIVE, Settings
-from lsgtool.finetune.metrics import eval_metrics  # noqa: F401  (commands._progress.TrainingProgress imports it from here)
 from lsgtool.finetune.metrics import log_line, metrics_function
 from lsgtool.progress import Progress
 

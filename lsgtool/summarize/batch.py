@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from lsgtool.core.errors import Interrupted, LsgtoolError, UsageError
+from lsgtool.core.errors import Interrupted, UsageError
 from lsgtool.core.writing import clean_stale_files, write_file
 from lsgtool.summarize.inputs import Job
 from lsgtool.summarize.render import SUFFIX, render
