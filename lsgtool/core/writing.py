@@ -21,7 +21,7 @@ from typing import Any
 
 from lsgtool.core.errors import UsageError
 
-__all__ = ["MARKER", "check_target", "clean_stale", "clean_stale_files", "pid_alive", "probe_writable", "publish",
+__all__ = ["MARKER", "check_own_target", "check_target", "clean_stale", "clean_stale_files", "pid_alive", "probe_writable", "publish",
            "read_marker", "stage", "write_file", "write_json", "write_marker"]
 
 MARKER = ".lsgtool.json"
@@ -110,7 +110,7 @@ def check_target(out: str | Path, overwrite: bool, flag: str = "--out", probe: b
         if not overwrite:
             raise UsageError(f"output folder '{out}' already exists.",
                              f"pass --overwrite to replace it, or choose another {flag}.")
-        if read_marker(out) is None and not _is_model_folder(out):
+        if read_marker(out) is None and not _is_model_folder(out) and any(out.iterdir()):  # empty: nothing to lose
             some = ", ".join(sorted(p.name for p in out.iterdir())[:3]) or "nothing"
             raise UsageError(f"{flag} {out} holds files lsgtool did not write ({some}): --overwrite replaces only "
                              "model folders and folders lsgtool wrote, so it is left untouched.",
@@ -118,6 +118,20 @@ def check_target(out: str | Path, overwrite: bool, flag: str = "--out", probe: b
     if probe:
         probe_writable(out, flag, start=resolved.parent)  # published by a rename in the parent
     return out
+
+
+def check_own_target(out: str | Path, command: str, flag: str = "--out") -> Path:
+    """Before any work, for a command whose output folder is replaced on its next run (``profile``,
+    ``inspect-kernels``): ``out`` must be new, empty, or a folder ``command`` wrote (its marker says so); anything
+    else is refused untouched. Returns the path."""
+    out = Path(out)
+    here = Path.cwd().resolve()
+    if out.is_dir() and not out.is_symlink() and out.resolve() not in (here, *here.parents) and any(out.iterdir()) \
+            and (read_marker(out) or {}).get("command") != command:
+        raise UsageError(f"{flag} {out} exists and was not written by lsgtool {command}: it is left untouched.",
+                         f"choose another {flag}, or remove that folder yourself ({command} replaces only its own "
+                         "output folders).")
+    return check_target(out, overwrite=True, flag=flag)
 
 
 def probe_writable(out: str | Path, flag: str = "--out", start: Path | None = None) -> None:

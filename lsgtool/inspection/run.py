@@ -44,7 +44,7 @@ class Inspection:
 def run(options: InspectOptions, progress: Progress | None = None) -> Inspection:
     """Inspect what ``options`` ask for and write ``options.out``; usage errors are raised before any work, and
     Ctrl-C leaves ``options.out`` as it was."""
-    from lsgtool.core.writing import clean_stale
+    from lsgtool.core.writing import check_own_target, clean_stale
     from lsgtool.inspection.models import find
 
     progress = progress or Progress()
@@ -55,7 +55,7 @@ def run(options: InspectOptions, progress: Progress | None = None) -> Inspection
     sources = [find(name) for name in options.models]
     what = decide(options.what, options.models, sources)
     check_applies(what, options)
-    check_out(options.out)
+    check_own_target(options.out, COMMAND)
     clean_stale(options.out)
     with progress:
         try:
@@ -132,16 +132,6 @@ def check_applies(what: str, options: InspectOptions) -> None:
         raise UsageError(f"--device applies to --what ops, not {what}.", "leave --device out.")
     if options.input_file is not None and not options.models:
         raise UsageError("--input needs an LSG checkpoint to run on the text.", "pass MODEL_OR_CONFIG too.")
-
-
-def check_out(out: Path) -> None:
-    """``out`` may be replaced only when an earlier run of this command wrote it."""
-    from lsgtool.core.writing import check_target, read_marker
-
-    if out.exists() and (out.is_dir() and (read_marker(out) or {}).get("command") != COMMAND):
-        raise UsageError(f"--out {out} exists and was not written by lsgtool {COMMAND}: it is left untouched.",
-                         "choose another --out (inspect-kernels replaces only its own output folders).")
-    check_target(out, overwrite=True)
 
 
 def _write(view: View, options: InspectOptions, progress: Progress) -> list[Path]:

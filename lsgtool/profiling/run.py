@@ -19,7 +19,7 @@ from typing import Any, Callable
 from lsgtool.core.errors import Interrupted, UsageError
 from lsgtool.progress import Progress
 
-__all__ = ["DEFAULT_VARIANTS", "ProfileOptions", "ProfileProgress", "ProfileResult", "check_out", "run"]
+__all__ = ["DEFAULT_VARIANTS", "ProfileOptions", "ProfileProgress", "ProfileResult", "run"]
 
 COMMAND = "profile"
 DEFAULT_VARIANTS = "full,lsg-norm,locost,longformer,bigbird,longt5,led"
@@ -106,29 +106,13 @@ class ProfileProgress(Progress):
                               + (point.error or f"{point.time_s:.4f} s, {point.peak_mb:.0f} MB"))
 
 
-def check_out(out: Path) -> Path:
-    """Before any work: ``out`` must be new, empty, or a folder profile wrote (replaced on the next run)."""
-    from lsgtool.core.writing import check_target, read_marker
-
-    out = Path(out)
-    here = Path.cwd().resolve()
-    if out.is_dir() and not out.is_symlink() and out.resolve() not in (here, *here.parents):
-        if not any(out.iterdir()):
-            return out  # an empty folder: nothing to lose
-        if (read_marker(out) or {}).get("command") != COMMAND:
-            raise UsageError(f"--out {out} exists and was not written by lsgtool {COMMAND}: it is left untouched.",
-                             "choose another --out, or remove that folder yourself (profile replaces only its "
-                             "own output folders).")
-    return check_target(out, overwrite=True)
-
-
 def run(options: ProfileOptions, progress: Progress | None = None) -> ProfileResult:
     """Measure and write ``options.out``. Ctrl-C keeps what finished: ``data["meta"]["incomplete"]`` says so
     (``raise_if_incomplete``); it does not replace a previous profile."""
-    from lsgtool.core.writing import clean_stale, read_marker
+    from lsgtool.core.writing import check_own_target, clean_stale, read_marker
 
     plan, meta, title = _prepare(options)
-    out = check_out(options.out)
+    out = check_own_target(options.out, COMMAND)
     previous = read_marker(out) is not None
     view = progress if isinstance(progress, ProfileProgress) else ProfileProgress(progress)
     for stale in clean_stale(out):
@@ -243,8 +227,6 @@ def _write(out: Path, write: Callable[[Path, bool], list[Path]], plots: bool) ->
     try:
         files = write(tmp, plots)
         write_marker(tmp, command=COMMAND)
-        if out.is_dir() and not out.is_symlink() and not any(out.iterdir()):
-            out.rmdir()  # an empty folder (checked before the work) gives way
         publish(tmp, out, overwrite=True)
     except KeyboardInterrupt:
         shutil.rmtree(tmp, ignore_errors=True)

@@ -2,11 +2,7 @@
 
 import json
 
-import pytest
-
-from lsgtool.core.errors import UsageError
 from lsgtool.profiling import ProfileOptions, run
-from lsgtool.profiling.run import check_out
 from lsgtool.progress import Progress
 
 
@@ -33,20 +29,3 @@ def test_run_from_a_notebook_reports_through_any_progress(tmp_path):
     assert ("advance", 0, "measuring full @ 256") in progress.calls
     assert progress.calls[-1][:2] == ("advance", 1) and progress.calls[-1][2].startswith("full @ 256: ")
     result.raise_if_incomplete()  # complete: nothing raised
-
-
-def test_check_out_takes_new_empty_and_own_folders_only(tmp_path, monkeypatch):
-    assert check_out(tmp_path / "new") == tmp_path / "new"
-    (tmp_path / "empty").mkdir()
-    assert check_out(tmp_path / "empty") == tmp_path / "empty"
-    own = tmp_path / "own"
-    own.mkdir()
-    (own / ".lsgtool.json").write_text('{"written_by": "lsgtool", "command": "profile"}')
-    assert check_out(own) == own
-    (tmp_path / "model").mkdir()
-    (tmp_path / "model" / "config.json").write_text('{"model_type": "bert"}')  # --overwrite's business, not profile's
-    with pytest.raises(UsageError, match="not written by lsgtool profile"):
-        check_out(tmp_path / "model")
-    monkeypatch.chdir(tmp_path / "empty")
-    with pytest.raises(UsageError, match="current folder"):
-        check_out(tmp_path / "empty")
