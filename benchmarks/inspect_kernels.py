@@ -48,10 +48,9 @@ def kernels(length: int) -> dict:
 
 
 def ops(lengths: list[int]) -> list[dict]:
-    from lsgtool.inspection.ops import breakdown
-    from lsgtool.profiling.variants import Setup
+    from lsgtool.inspection.ops import breakdown, synthetic_setup
 
-    points = breakdown(["full", "lsg-norm", "locost-s4d_lin"], lengths, setup=Setup(768, 12, 1, "layer", 1, 128, 4))
+    points = breakdown(["full", "lsg-norm", "locost-s4d_lin"], lengths, setup=synthetic_setup())
     rows = []
     for p in points:
         share = {k: round(100 * v) for k, v in p.share().items()}

@@ -172,6 +172,7 @@ class OpsView:
 def prepare(options: InspectOptions, sources: list, progress: Progress) -> OpsView:
     """The variants and lengths to profile: a model's own variants (``sources[0]``), or synthetic layers."""
     from lsgtool.inspection.options import lengths
+    from lsgtool.profiling.models import model_target
     from lsgtool.profiling.variants import check_variants
 
     setup, target = synthetic_setup(), None
@@ -187,12 +188,3 @@ def prepare(options: InspectOptions, sources: list, progress: Progress) -> OpsVi
               "setup": None if sources else {"level": "layer (pre-norm block with FFN)", "hidden": setup.hidden,
                                              "heads": setup.heads, "block": setup.block, "factor": setup.factor}}
     return OpsView(report, setup, target)
-
-
-def model_target(source):
-    """``profile --model``'s target for a resolved ``Source``: the handle itself is loaded, not looked up again."""
-    from lsgtool.profiling.models import ModelTarget
-
-    if source.kind == "locost":
-        return ModelTarget(source, "locost", dict(source.overrides) if source.preset else None)
-    return ModelTarget(source, "lsg" if source.kind == "lsg" else "source")

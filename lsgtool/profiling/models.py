@@ -49,16 +49,20 @@ class ModelTarget:
         return {"lsg": ["model", "full"], "source": ["lsg-norm", "full"], "locost": ["model"]}[self.kind]
 
 
+def model_target(found) -> ModelTarget:
+    """The target for a resolved ``Source``: each point process loads that handle, no second look-up."""
+    fields = {**vars(found), "path": str(found.path)}
+    if found.kind == "locost":
+        return ModelTarget(found.name, "locost", dict(found.overrides) if found.preset else None, fields)
+    return ModelTarget(found.name, "lsg" if found.kind == "lsg" else "source", found=fields)
+
+
 def resolve_model(source: str) -> ModelTarget:
     """What ``--model`` names (a preset, a local folder or file, a Hub id), found once without loading weights;
     not found is a usage error."""
     from lsgtool.core.load import resolve
 
-    found = resolve(source, weights_needed=False)
-    fields = {**vars(found), "path": str(found.path)}
-    if found.kind == "locost":
-        return ModelTarget(source, "locost", dict(found.overrides) if found.preset else None, fields)
-    return ModelTarget(source, "lsg" if found.kind == "lsg" else "source", found=fields)
+    return model_target(resolve(source, weights_needed=False))
 
 
 def check_model_variants(target: ModelTarget, names: list[str], selectors: list[str]) -> list[str]:
