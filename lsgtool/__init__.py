@@ -22,7 +22,7 @@ _LAZY = {
     "load": "lsgtool.core.load",
     "load_tokenizer": "lsgtool.core.load",
     "LoadInfo": "lsgtool.core.load",
-    "ArchitectureAdapter": "lsgtool.core.convert.adapters",
+    "ArchitectureAdapter": "lsgtool.core.lsg.adapters",
     "LocostConfig": "lsgtool.core.ssm.locost",
     "LocostModel": "lsgtool.core.ssm.locost",
     "LocostForConditionalGeneration": "lsgtool.core.ssm.locost",

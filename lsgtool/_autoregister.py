@@ -12,7 +12,7 @@ import importlib.util
 import sys
 
 
-MODULES = ("lsgtool.core.convert.auto", "lsgtool.core.ssm.locost")  # each registers itself when imported
+MODULES = ("lsgtool.core.load.auto", "lsgtool.core.ssm.locost")  # each registers itself when imported
 
 
 def _register() -> None:

@@ -23,7 +23,7 @@ _LAZY = {
     "SparseInputs": "lsgtool.core.lsg.selectors",
     "SparseTokens": "lsgtool.core.lsg.selectors",
     "gather_tokens": "lsgtool.core.lsg.selectors",
-    "ArchitectureAdapter": "lsgtool.core.convert.adapters",
+    "ArchitectureAdapter": "lsgtool.core.lsg.adapters",
     "ModelPreset": "lsgtool.core.presets",
     "LsgtoolError": "lsgtool.core.errors",
     "UsageError": "lsgtool.core.errors",

@@ -16,7 +16,7 @@ __all__ = ["FAMILIES"]
 
 
 def _adapter(obj: Any) -> str | None:
-    from lsgtool.core.convert.adapters import ArchitectureAdapter  # imports torch: not on the CLI's start-up path
+    from lsgtool.core.lsg.adapters import ArchitectureAdapter  # imports torch: not on the CLI's start-up path
 
     return None if isinstance(obj, ArchitectureAdapter) else f"expected an ArchitectureAdapter, got {type(obj).__name__}"
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import fnmatch
 from typing import Any
 
-from lsgtool.core.convert.folder import is_lsg_model
+from lsgtool.core.lsg.folder import is_lsg_model
 from lsgtool.core.errors import UsageError
 from lsgtool.finetune.config import ModelSettings, Settings
 
@@ -20,7 +20,7 @@ CONVERT_LENGTH = 4096  # --convert without --max-length
 
 def positions(model) -> int | None:
     """Tokens the model's position table takes; None for LOCOST (no table: any length)."""
-    from lsgtool.core.convert.engine import model_positions
+    from lsgtool.core.lsg.engine import model_positions
 
     found = model_positions(model)
     if found is None and getattr(model.config, "model_type", None) != "locost":
@@ -56,7 +56,7 @@ def _convert(model, m: ModelSettings):
     from lsgtool.core.convert.api import convert
 
     if is_lsg_model(model) and not m.convert:  # the paper's 4K -> 16K warm start: same layout, more positions
-        from lsgtool.core.convert.engine import lsg_config_of
+        from lsgtool.core.lsg.engine import lsg_config_of
 
         c = lsg_config_of(model)
         settings = dict(block_size=c.block_size, sparse_block_size=c.sparse_block_size, sparsity_type=c.sparsity_type,

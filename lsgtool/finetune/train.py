@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from lsgtool.core.convert.folder import is_lsg_model
+from lsgtool.core.lsg.folder import is_lsg_model
 from lsgtool.finetune.config import GENERATIVE, Settings
 from lsgtool.finetune.metrics import log_line, metrics_function
 from lsgtool.progress import Progress
@@ -87,7 +87,7 @@ def save_final(model, tokenizer, out: Path) -> None:
     import shutil
     import tempfile
 
-    from lsgtool.core.convert.folder import write_config
+    from lsgtool.core.lsg.folder import write_config
 
     tmp = Path(tempfile.mkdtemp(prefix=".final-", dir=out))
     try:

@@ -152,7 +152,7 @@ def _notes(report: dict, config) -> list[str]:
 
 def _picks(name: str, target, document, layer: int, head: int, progress: Progress):
     """Run the checkpoint on ``document`` and trace what ``layer``'s selector takes for ``head``."""
-    from lsgtool.core.convert.engine import model_positions
+    from lsgtool.core.lsg.engine import model_positions
     from lsgtool.core.inspect.connectivity import lsg_layers
     from lsgtool.core.load import load, load_tokenizer
     from lsgtool.inspection.picks import picks

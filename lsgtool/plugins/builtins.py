@@ -13,7 +13,7 @@ def register_sparse_selectors(register):
 
 @hookimpl
 def register_architectures(register):
-    from lsgtool.core.convert.adapters import OFFICIAL
+    from lsgtool.core.lsg.adapters import OFFICIAL
 
     for model_type, adapter in OFFICIAL.items():
         register(model_type.replace("-", "_"), adapter)

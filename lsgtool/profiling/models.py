@@ -81,7 +81,7 @@ def _build(target: ModelTarget, variant: str, length: int, block: int = 128, fac
         if target.preset_config is not None:
             torch.manual_seed(0)
             return LocostForConditionalGeneration(LocostConfig(**target.preset_config))
-    from lsgtool.core.convert.engine import set_lsg_config, with_lsg
+    from lsgtool.core.lsg.engine import set_lsg_config, with_lsg
 
     if target.kind == "locost":
         return target.loaded()
@@ -115,7 +115,7 @@ def model_step(target: dict, variant: str, length: int, setup, mode: str, device
 
     target, batch = ModelTarget(**target), setup.batch
     model = _build(target, variant, length, setup.block, setup.factor)
-    from lsgtool.core.convert.engine import model_positions
+    from lsgtool.core.lsg.engine import model_positions
 
     limit = model_positions(model)
     if limit is not None and length > limit:

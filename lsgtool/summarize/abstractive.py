@@ -14,7 +14,7 @@ from typing import Any
 
 import torch
 
-from lsgtool.core.convert.folder import is_lsg_model
+from lsgtool.core.lsg.folder import is_lsg_model
 from lsgtool.core.errors import UsageError
 from lsgtool.core.tokens import truncate_ids
 from lsgtool.summarize.generation import Generation
@@ -45,7 +45,7 @@ def input_limit(model, tokenizer) -> int | None:
     if kind == "locost":
         return None
     if kind == "lsg":
-        from lsgtool.core.convert.engine import model_positions
+        from lsgtool.core.lsg.engine import model_positions
 
         return model_positions(model)
     for name in ("max_encoder_position_embeddings", "max_position_embeddings"):

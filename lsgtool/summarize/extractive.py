@@ -160,7 +160,7 @@ def load_extractive(source="minilm", window: int = 4096, budget: int = 256, devi
     """An encoder (the ``Source`` the run resolved, or any name ``lsgtool.load`` takes); converted to LSG for
     ``window`` tokens unless it reads that many."""
     from lsgtool.core.convert.api import convert
-    from lsgtool.core.convert.engine import model_positions
+    from lsgtool.core.lsg.engine import model_positions
     from lsgtool.core.load import Source, load, load_tokenizer, resolve
 
     if not isinstance(source, Source):

@@ -48,8 +48,8 @@ def test_hook_register_sparse_selectors(runner):
 def test_hook_register_architectures():
     import transformers as T
 
-    from lsgtool.core.convert.adapters import BERT_LIKE
-    from lsgtool.core.convert.engine import resolve_adapter
+    from lsgtool.core.lsg.adapters import BERT_LIKE
+    from lsgtool.core.lsg.engine import resolve_adapter
 
     class Plugin:
         @hookimpl

@@ -62,7 +62,7 @@ def test_variants_of_a_converted_model(converted):
     dense, sparse = _encode(full, 256), _encode(lsg, 256)
     assert not torch.allclose(dense, sparse, atol=1e-4)  # the sparse pattern is really used
     # any block of at least half the length gives the same dense result
-    from lsgtool.core.convert.engine import set_lsg_config, with_lsg
+    from lsgtool.core.lsg.engine import set_lsg_config, with_lsg
 
     set_lsg_config(lsg, with_lsg(lsg, block_size=512, sparse_block_size=512))
     torch.testing.assert_close(_encode(lsg, 256), dense)

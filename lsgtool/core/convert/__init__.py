@@ -1,6 +1,6 @@
-"""Generic conversion of Hugging Face checkpoints to LSG (loading any checkpoint: ``lsgtool.core.load``)."""
+"""Conversion of Hugging Face checkpoints to LSG: load (``lsgtool.core.load``), apply LSG
+(``lsgtool.core.lsg.engine``), save the LSG folder, verify against the original."""
 
-from lsgtool.core.convert.adapters import ArchitectureAdapter, detect_adapter
 from lsgtool.core.convert.api import convert, save
 
-__all__ = ["ArchitectureAdapter", "convert", "detect_adapter", "save"]
+__all__ = ["convert", "save"]

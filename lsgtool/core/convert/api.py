@@ -6,9 +6,9 @@ import shutil
 from pathlib import Path
 from typing import Any, Callable
 
-from lsgtool.core.convert.engine import (apply_lsg, extend_positions, init_global_tokens, resolve_adapter,
+from lsgtool.core.lsg.engine import (apply_lsg, extend_positions, init_global_tokens, resolve_adapter,
                                          usable_positions)
-from lsgtool.core.convert.folder import LAYOUTS, LSG_PREFIX, is_lsg_model, write_config
+from lsgtool.core.lsg.folder import LAYOUTS, LSG_PREFIX, is_lsg_model, write_config
 from lsgtool.core.errors import UsageError
 from lsgtool.core.writing import check_target, publish, stage, write_marker
 from lsgtool.core.lsg.config import LSGConfig

@@ -8,8 +8,8 @@ from typing import Any
 
 import torch
 
-from lsgtool.core.convert.engine import set_lsg_config, with_lsg
-from lsgtool.core.convert.folder import is_lsg_model
+from lsgtool.core.lsg.engine import set_lsg_config, with_lsg
+from lsgtool.core.lsg.folder import is_lsg_model
 from lsgtool.core.lsg.config import LSGConfig
 
 

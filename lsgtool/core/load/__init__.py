@@ -57,7 +57,7 @@ def model_class(config, task: str | None = None, architecture: str | None = None
     """The transformers class to build: ``architecture`` (a class name), else ``task``, else the saved class."""
     import transformers
 
-    from lsgtool.core.convert.folder import LSG_PREFIX, TASKS, class_name
+    from lsgtool.core.lsg.folder import LSG_PREFIX, TASKS, class_name
 
     if architecture:
         return _transformers_class(architecture.removeprefix(LSG_PREFIX))
@@ -134,8 +134,8 @@ def _load_lsg(source: Source, task, architecture, options, random_init):
     """An LSG folder (either layout): the base class from transformers, then LSG applied, then the global table."""
     import torch
 
-    from lsgtool.core.convert.engine import apply_lsg, resolve_adapter
-    from lsgtool.core.convert.folder import GLOBAL_TABLE, read_config, read_global_table
+    from lsgtool.core.lsg.engine import apply_lsg, resolve_adapter
+    from lsgtool.core.lsg.folder import GLOBAL_TABLE, read_config, read_global_table
     from lsgtool.core.lsg.config import LSGConfig
 
     why = "lsgtool runs LSG models with its own attention, no remote code"

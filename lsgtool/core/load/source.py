@@ -53,7 +53,7 @@ class Source:
 
 def classify(config: dict[str, Any], where: str) -> tuple[str, str]:
     """(kind, layout) of a ``config.json``'s content."""
-    from lsgtool.core.convert.folder import MODEL_TYPE, is_lsg
+    from lsgtool.core.lsg.folder import MODEL_TYPE, is_lsg
 
     model_type = config.get("model_type") or None
     if model_type == "locost":

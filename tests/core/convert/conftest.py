@@ -1,7 +1,7 @@
 import pytest
 import transformers as T
 
-from lsgtool.core.convert.adapters import OFFICIAL
+from lsgtool.core.lsg.adapters import OFFICIAL
 
 KW = dict(vocab_size=99, max_position_embeddings=64)
 ENCODER = dict(hidden_size=32, num_hidden_layers=2, num_attention_heads=4, intermediate_size=37)

@@ -9,7 +9,7 @@ import torch
 
 from lsgtool import load
 from lsgtool.core.convert import convert, save
-from lsgtool.core.convert.adapters import OFFICIAL
+from lsgtool.core.lsg.adapters import OFFICIAL
 from lsgtool.core.errors import UsageError
 
 
@@ -45,7 +45,7 @@ def test_reduced_to_full_attention_equals_source(tiny_model):
 
 @torch.no_grad()
 def test_runs_at_8x_length_with_padding_and_really_uses_lsg(tiny_model, monkeypatch):
-    import lsgtool.core.convert.hf_attention as hf_attention
+    import lsgtool.core.lsg.hf_attention as hf_attention
 
     calls = []
     real_lsg = hf_attention.lsg_attention
@@ -205,7 +205,7 @@ def test_converted_model_runs_on_cuda(tiny_folder, dtype):
 
 
 def test_declared_attention_modules_are_the_ones_that_call_the_attention_interface(official_model):
-    from lsgtool.core.convert.adapters import attention_patterns
+    from lsgtool.core.lsg.adapters import attention_patterns
 
     model_type, model = official_model
     adapter = OFFICIAL[model_type]
@@ -214,7 +214,7 @@ def test_declared_attention_modules_are_the_ones_that_call_the_attention_interfa
 
 @torch.no_grad()
 def test_apply_lsg_twice_adds_no_second_set_of_hooks(tiny_folder):
-    from lsgtool.core.convert.engine import apply_lsg, resolve_adapter, with_lsg
+    from lsgtool.core.lsg.engine import apply_lsg, resolve_adapter, with_lsg
 
     model, _ = convert(str(tiny_folder), max_length=256, block_size=16, num_global_tokens=2)
     base = model.base_model

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from transformers import PretrainedConfig
 
-from lsgtool.core.convert.folder import MODEL_TYPE, TASKS
+from lsgtool.core.lsg.folder import MODEL_TYPE, TASKS
 from lsgtool.core.errors import UsageError
 
 _INTERNAL = ("_from_auto", "_commit_hash", "adapter_kwargs", "code_revision")

@@ -16,9 +16,9 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from lsgtool.core.convert.adapters import (ArchitectureAdapter, attention_patterns, detect_adapter, find,
+from lsgtool.core.lsg.adapters import (ArchitectureAdapter, attention_patterns, detect_adapter, find,
                                            uses_attention_interface)
-from lsgtool.core.convert.hf_attention import NAME, install
+from lsgtool.core.lsg.hf_attention import NAME, install
 from lsgtool.core.errors import UsageError
 from lsgtool.core.lsg.config import LSGConfig
 
