@@ -27,7 +27,7 @@ import time
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 from lsgtool.profiling.memory import peak_rss_mb, reset_peak_rss  # noqa: E402
-from lsgtool.summarize.progress import Progress  # noqa: E402
+from lsgtool.progress import Progress  # noqa: E402
 
 SIZES = {"base": dict(d_model=768, layers=12, heads=12, d_ff=2048, d_state=512),
          "small": dict(d_model=256, layers=4, heads=4, d_ff=1024, d_state=512)}
