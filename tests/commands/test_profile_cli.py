@@ -308,3 +308,17 @@ def test_ctrl_c_leaves_the_previous_profile_and_no_staging_folder(app, runner, t
     assert process.returncode == 130, stderr
     assert "still holds the previous profile" in stderr and "Traceback" not in stderr and "INCOMPLETE" in stdout
     assert _files(out) == before and [p.name for p in tmp_path.iterdir()] == ["prof"]
+
+
+@pytest.mark.parametrize("where", ["under a file", "a file"])
+def test_an_unwritable_out_is_refused_before_measuring(app, runner, tmp_path, where):
+    """Issue 21, item 10: a path under a file, or a file, as --out is refused before the first point is measured
+    (root writes in read-only folders, so these are the cases that block everyone)."""
+    afile = tmp_path / "notes.txt"
+    afile.write_text("mine")
+    out = afile / "prof" if where == "under a file" else afile
+    result = runner.invoke(app, ["profile", "--lengths", "256", "--variants", "full", *TINY, "--out", str(out)])
+    assert result.exit_code == 2, result.output
+    assert result.stderr.startswith(f"Error: --out {out}") and "Hint: choose another --out" in result.stderr
+    assert "Traceback" not in result.stderr and "full @ 256" not in result.stderr and result.stdout == ""
+    assert afile.read_text() == "mine" and [p.name for p in tmp_path.iterdir()] == ["notes.txt"]
