@@ -18,7 +18,7 @@ from typing import Any
 from lsgtool.core.errors import Interrupted, LsgtoolError, UsageError
 from lsgtool.progress import Progress
 
-__all__ = ["ConvertOptions", "ConvertResult", "default_out", "run"]
+__all__ = ["ConvertOptions", "ConvertResult", "default_out", "reach", "run"]
 
 
 @dataclass
@@ -58,6 +58,22 @@ class ConvertResult:
 
 def default_out(model: str, max_length: int) -> Path:
     return Path(f"{Path(model.rstrip('/')).name}-lsg-{max_length}")
+
+
+def reach(lsg_config, max_length: int) -> dict[str, Any]:
+    """Keys per query and reach of the layout (LSG paper §3.2), capped at what a ``max_length``-token model reads
+    (its tokens, plus the global ones as keys); ``reach_note`` says why when capped (None otherwise)."""
+    from lsgtool.core.convert.verify import pattern
+
+    shape, S, G = pattern(lsg_config), lsg_config.block_size, lsg_config.num_global_tokens
+    note = None
+    if max_length <= 2 * S:  # attention.lsg_attention: two blocks or fewer run full attention
+        note = (f"block {S} is at least half of the max length {max_length}: every input fits in two blocks, so "
+                "attention is full (dense, quadratic in the length); a smaller --block makes it sparse")
+    elif shape["reach"] > max_length:
+        note = f"capped at the max length {max_length}: a query reaches the whole input"
+    return {"keys_per_query": min(shape["keys_per_query"], max_length + G), "reach": min(shape["reach"], max_length),
+            "reach_note": note}
 
 
 def run(options: ConvertOptions, progress: Progress | None = None) -> ConvertResult:
@@ -112,13 +128,12 @@ def _check(o: ConvertOptions) -> Path:
 
 
 def _summary(o: ConvertOptions, out: Path, lsg_model, source_model, tok, report: dict, checks: dict) -> dict[str, Any]:
-    from lsgtool.core.convert.verify import pattern
-
     added = sum(p.numel() for p in lsg_model.parameters()) - sum(p.numel() for p in source_model.parameters())
     lsg = lsg_model.base_model.lsg_config
     return {
         "source": o.model, "output": str(out), "architecture": "LSG" + type(lsg_model).__name__,
         "model_type": "lsg" if o.layout == "lsgtool" else lsg_model.config.model_type, "max_length": o.max_length,
-        "parameters_added": added, "lsg": lsg.to_dict(), **pattern(lsg), "global_tokens": report["global_tokens"],
+        "parameters_added": added, "lsg": lsg.to_dict(), **reach(lsg, o.max_length),
+        "global_tokens": report["global_tokens"],
         "adapter": report["adapter"], "loading": report["loading"], "tokenizer": tok is not None, "checks": checks,
     }

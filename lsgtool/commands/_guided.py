@@ -37,7 +37,7 @@ def _selector_for(block: int) -> tuple[str, str]:
 
 def guided(given: dict[str, Any], selectors: list[str]) -> Answers:
     """Ask for every setting not ``given`` on the command line (``given``: flag name -> value)."""
-    from lsgtool.core.convert.verify import pattern
+    from lsgtool.conversion import reach
     from lsgtool.core.errors import ConfigError
     from lsgtool.core.lsg.config import LSGConfig
 
@@ -68,10 +68,11 @@ def guided(given: dict[str, Any], selectors: list[str]) -> Answers:
     except ConfigError as exc:
         console.print(f"these settings do not make an LSG layout: {exc.message}", markup=False)
         return guided(given, selectors)
-    shape = pattern(config)
+    shape = reach(config, max_length)
     console.print(f"{task}: length {max_length}, block {block}, factor {factor}, {sparse} selector, "
                   f"{global_tokens} global token(s) -> each query sees {shape['keys_per_query']} keys and reaches "
-                  f"{shape['reach']} tokens", markup=False)
+                  f"{shape['reach']} tokens" + (f" ({shape['reach_note']})" if shape["reach_note"] else ""),
+                  markup=False)
     if not confirm("convert with these settings?"):
         import typer
 

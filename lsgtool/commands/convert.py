@@ -100,7 +100,8 @@ def _render(console: Console, data: dict[str, Any]) -> None:
         ("parameters added", f"{data['parameters_added']:,}"),
         ("attention", f"block {lsg['block_size']}, {lsg['sparsity_type'] or 'no'} sparse x{lsg['sparsity_factor']}, "
                       f"{lsg['num_global_tokens']} global"),
-        ("keys per query / reach", f"{data['keys_per_query']} / {data['reach']} tokens"),
+        ("keys per query / reach", f"{data['keys_per_query']} / {data['reach']} tokens"
+                                   + (f" ({data['reach_note']})" if data["reach_note"] else "")),
         ("global tokens from", _global_origin(data["global_tokens"])),
         ("reloaded = converted", f"max |diff| {data['checks']['reload_max_abs_diff']:.2e}"),
         ("= source at short length", f"max |diff| {data['checks']['source_max_abs_diff']:.2e}"),

@@ -34,6 +34,37 @@ def test_convert_writes_verified_folder_and_json_summary(app, runner, tiny_folde
 
 
 @pytest.mark.parametrize(
+    "args, keys, reach, why",
+    [
+        # issue 21, item 12: the layout's own numbers were 40961 / 57344 for a 4096-token model
+        (["--max-length", "4096", "--block", "8192"], 4096 + 1, 4096, "attention is full (dense"),
+        (["--max-length", "512", "--block", "128"], 512 + 1, 512, "capped at the max length 512"),  # 3*128 + 2*128*2
+        (["--max-length", "512", "--block", "16"], 1 + 2 * 16 + 3 * 16, 3 * 16 + 2 * 16 * 2, None),  # under it: as is
+    ],
+)
+def test_reach_and_keys_per_query_never_exceed_what_the_model_reads(app, runner, tiny_folder, tmp_path, args, keys,
+                                                                     reach, why):
+    out = tmp_path / "lsg"
+    result = runner.invoke(app, ["convert", str(tiny_folder), "--out", str(out), *args, "--json"])
+    assert result.exit_code == 0, result.output
+    summary = json.loads(result.stdout)
+    assert (summary["keys_per_query"], summary["reach"]) == (keys, reach)
+    assert (summary["reach_note"] is None) if why is None else (why in summary["reach_note"])
+    table = runner.invoke(app, ["convert", str(tiny_folder), "--out", str(out), *args, "--overwrite"],
+                          env={"COLUMNS": "300"})
+    assert table.exit_code == 0 and f"{keys} / {reach} tokens" in table.stdout, table.stdout
+    assert why is None or why in table.stdout
+
+
+def test_guided_reach_is_capped_at_the_max_length(terminal, tiny_folder, tmp_path):
+    run = terminal(["convert", str(tiny_folder), "--out", str(tmp_path / "lsg"), "--guided", "--max-length", "4096",
+                    "--block", "8192", "--factor", "2", "--sparse", "norm", "--global", "1"],
+                   answers=[("number", "1"), ("convert with these settings?", "n")], cwd=tmp_path, timeout=60)
+    assert run.returncode == 1 and not run.unanswered, run.output
+    assert "each query sees 4097 keys and reaches 4096 tokens (block 8192 is at least half" in run.output
+
+
+@pytest.mark.parametrize(
     "args, message",
     [
         (["--block", "30", "--factor", "4"], "--block (30) must be divisible by --factor (4)"),
