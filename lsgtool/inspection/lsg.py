@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from lsgtool.core.errors import UsageError
-from lsgtool.inspection.options import InspectOptions, in_range, one_length
+from lsgtool.inspection.options import InspectOptions, in_range, input_needs_a_checkpoint, one_length
 from lsgtool.progress import Progress
 
 MAX_LENGTH = 2**18
@@ -63,8 +63,11 @@ def prepare(options: InspectOptions, sources: list, progress: Progress) -> LSGVi
     if options.input_file is not None:
         from lsgtool.documents.read import read
 
-        document = read(options.input_file)  # checked before the model loads
+        document = read(options.input_file)  # checked before the map is traced and the model loads
     name = options.models[0] if options.models else "layout from flags"
+    if document is not None and not target.source.has_weights:
+        raise UsageError(f"--input runs the model on the text, and {name!r} has no weights here.",
+                         input_needs_a_checkpoint(options.input_file))
     S = config.block_size
     progress.stage("tracing the selector", total=column_map(n + (-n % S), S)[1])
     with _traceable():
@@ -85,7 +88,7 @@ def prepare(options: InspectOptions, sources: list, progress: Progress) -> LSGVi
     report["terminal_map"] = ascii_map(conn, heads[0])
     view = LSGView(report, conn)
     if document is not None:
-        view.picks = _picks(name, target, document, options.layer or 0, options.head or 0, progress)
+        view.picks = _picks(target, document, options.layer or 0, options.head or 0, progress)
         report["picks"] = _picks_summary(view.picks, document.name)
     return view
 
@@ -150,16 +153,13 @@ def _notes(report: dict, config) -> list[str]:
     return notes
 
 
-def _picks(name: str, target, document, layer: int, head: int, progress: Progress):
+def _picks(target, document, layer: int, head: int, progress: Progress):
     """Run the checkpoint on ``document`` and trace what ``layer``'s selector takes for ``head``."""
     from lsgtool.core.lsg.engine import model_positions
     from lsgtool.core.inspect.connectivity import lsg_layers
     from lsgtool.core.load import load, load_tokenizer
     from lsgtool.inspection.picks import picks
 
-    if not target.source.has_weights:
-        raise UsageError(f"--input runs the model on the text, and {name!r} has no weights here.",
-                         "pass a checkpoint folder (a converted model), or leave --input out for the map.")
     tokenizer = load_tokenizer(target.source)
     model = load(target.source).eval()
     in_range("--layer", layer, len(lsg_layers(model)), "LSG layers")

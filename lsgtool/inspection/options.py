@@ -9,7 +9,7 @@ from typing import Any
 
 from lsgtool.core.errors import UsageError
 
-__all__ = ["InspectOptions", "LSGLayout", "in_range", "lengths", "one_length"]
+__all__ = ["InspectOptions", "LSGLayout", "check_input", "in_range", "lengths", "one_length"]
 
 WHATS = ("auto", "lsg", "ssm", "ops")
 
@@ -80,3 +80,29 @@ def in_range(flag: str, value: int | None, count: int | None, what: str) -> None
     if value is not None and count is not None and not 0 <= value < count:
         raise UsageError(f"{flag} {value} is out of range: the model has {count} {what}.",
                          f"pass {flag} 0 to {count - 1}.")
+
+
+# every --input error ends in one of these two hints, so they never disagree on what --input and MODEL take
+INPUT_TAKES = "--input takes one text file (txt, md, pdf, epub)"
+
+
+def input_needs_a_checkpoint(text: Path) -> str:
+    """The hint when ``--input`` has no checkpoint to run: what MODEL_OR_CONFIG must be, and the way out."""
+    return (f"{INPUT_TAKES} and runs an LSG checkpoint on it: pass the folder of a converted model (weights and "
+            f"tokenizer) as MODEL_OR_CONFIG, e.g. `lsgtool inspect-kernels ./model-lsg-4096 --input {text}`, or leave "
+            "--input out for the map.")
+
+
+def check_input(text: Path | None, models: list[str]) -> None:
+    """``--input``, before anything loads: a checkpoint to run, and one readable text file (``-``: standard input)."""
+    if text is None:
+        return
+    if not models:
+        raise UsageError("--input needs an LSG checkpoint to run on the text.", input_needs_a_checkpoint(text))
+    if str(text) == "-":
+        return
+    if not text.exists():
+        raise UsageError(f"--input {text}: no such file.", f"{INPUT_TAKES}: check the path.")
+    if text.is_dir():
+        raise UsageError(f"--input {text} is a folder.", f"{INPUT_TAKES}: name one file in it, e.g. "
+                                                         f"--input {text / 'report.txt'}.")

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from lsgtool.core.errors import ConfigError, Interrupted, UsageError
-from lsgtool.inspection.options import WHATS, InspectOptions
+from lsgtool.inspection.options import WHATS, InspectOptions, check_input
 from lsgtool.progress import Progress
 
 __all__ = ["COMMAND", "Inspection", "View", "run"]
@@ -130,8 +130,7 @@ def check_applies(what: str, options: InspectOptions) -> None:
                          "pass one model with --vs-init, or two models without it.")
     if options.device == "cuda" and what != "ops":
         raise UsageError(f"--device applies to --what ops, not {what}.", "leave --device out.")
-    if options.input_file is not None and not options.models:
-        raise UsageError("--input needs an LSG checkpoint to run on the text.", "pass MODEL_OR_CONFIG too.")
+    check_input(options.input_file, options.models)
 
 
 def _write(view: View, options: InspectOptions, progress: Progress) -> list[Path]:

@@ -196,6 +196,32 @@ def test_layer_out_of_range_and_a_missing_input_file(app, runner, lsg_folder, lo
         assert result.exit_code == 2 and message in " ".join(result.stderr.split()), result.stderr
 
 
+def test_every_input_error_agrees_on_what_input_and_model_take(app, runner, lsg_folder, tmp_path):
+    """Issue 21, item 16: --input is one text file, MODEL_OR_CONFIG the checkpoint that runs on it; no hint says
+    otherwise (a folder given to --input was told "pass the folder as an input of its own")."""
+    text = tmp_path / "report.txt"
+    text.write_text("w1 w2 w3 " * 200)
+    weightless = tmp_path / "authors"
+    weightless.mkdir()
+    (weightless / "config.json").write_text((lsg_folder / "config.json").read_text())
+    cases = {
+        "no model": ([], text, "--input needs an LSG checkpoint to run on the text."),
+        "no weights": ([weightless], text, f"--input runs the model on the text, and '{weightless}' has no weights"),
+        "no such file": ([lsg_folder], tmp_path / "none.txt", f"--input {tmp_path / 'none.txt'}: no such file."),
+        "a folder": ([lsg_folder], tmp_path, f"--input {tmp_path} is a folder."),
+    }
+    for case, (models, given, error) in cases.items():
+        result = invoke(app, runner, *models, "--input", given, "--out", tmp_path / "k", "--no-plots")
+        error_line, hint = result.stderr.split("\nHint: ", 1)
+        assert result.exit_code == 2 and error_line.startswith(f"Error: {error}"), (case, result.stderr)
+        hint = " ".join(hint.split())
+        assert hint.startswith("--input takes one text file (txt, md, pdf, epub)"), (case, hint)
+        if case in ("no model", "no weights"):
+            assert f"as MODEL_OR_CONFIG, e.g. `lsgtool inspect-kernels ./model-lsg-4096 --input {given}`" in hint, hint
+        assert "pass the folder as an input" not in hint and "a folder reads" not in hint, (case, hint)
+    assert not (tmp_path / "k").exists()
+
+
 def test_an_out_folder_it_did_not_write_is_left_untouched(app, runner, tmp_path):
     mine = tmp_path / "notes"
     mine.mkdir()
