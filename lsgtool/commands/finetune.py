@@ -10,7 +10,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from lsgtool.commands._common import JsonOption, emit
+from lsgtool.commands._common import JsonOption, emit, positive
 from lsgtool.progress import Progress
 
 
@@ -40,8 +40,8 @@ def finetune_command(
         min=1)] = None,
     train: Annotated[Optional[str], typer.Option("--train", help="full, or global-only (only the global tokens learn).")] = None,
     freeze: Annotated[Optional[list[str]], typer.Option(help="Freeze parameters matching a pattern (repeatable).")] = None,
-    lr: Annotated[Optional[float], typer.Option(help="Learning rate.")] = None,
-    epochs: Annotated[Optional[float], typer.Option(help="Epochs.")] = None,
+    lr: Annotated[Optional[float], typer.Option(help="Learning rate.", callback=positive)] = None,
+    epochs: Annotated[Optional[float], typer.Option(help="Epochs.", callback=positive)] = None,
     max_steps: Annotated[Optional[int], typer.Option(help="Stop after this many optimizer steps.", min=1)] = None,
     batch_size: Annotated[Optional[int], typer.Option(help="Examples per device and step.", min=1)] = None,
     resume: Annotated[bool, typer.Option("--resume", help="Continue an interrupted run from its last checkpoint.")] = False,

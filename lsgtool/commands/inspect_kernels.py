@@ -37,9 +37,9 @@ def inspect_kernels_command(
         help="Tokens: one length (lsg, ssm), or a list for ops (1k,4k).",
         show_default="lsg: the model's positions or 4096; ssm: 4096; ops: 1k,4k")] = None,
     layer: Annotated[Optional[int], typer.Option(
-        help="Layer: whose selector picks --input shows (lsg), whose kernels are drawn (ssm).", show_default="0")] = None,
+        help="Layer: whose selector picks --input shows (lsg), whose kernels are drawn (ssm).", show_default="0", min=0)] = None,
     head: Annotated[Optional[int], typer.Option(
-        help="Head of the map and the picks (lsg).", show_default="map: every head with its own pattern, up to 4; picks: 0")] = None,
+        help="Head of the map and the picks (lsg).", show_default="map: every head with its own pattern, up to 4; picks: 0", min=0)] = None,
     input_file: Annotated[Optional[Path], typer.Option(
         "--input", help="A text (txt, md, pdf, epub): show which tokens the selector of --layer picks in it (lsg, a "
                         "checkpoint with its tokenizer).")] = None,

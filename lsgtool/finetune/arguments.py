@@ -19,6 +19,22 @@ def precision_flags(choice: str) -> dict[str, bool]:
     return {"bf16": choice == "bf16", "fp16": choice == "fp16"}
 
 
+def check_saving(settings: Settings, has_eval: bool) -> None:
+    """The best checkpoint is chosen at evaluations, so with an evaluation split checkpoints are saved where
+    evaluations happen: ``save_steps`` needs ``eval_steps`` and must be a multiple of it (checked before the run
+    folder is written; transformers would refuse it only when the trainer is built)."""
+    t = settings.train
+    if not has_eval or not t.save_steps:
+        return
+    if not t.eval_steps:
+        raise UsageError(f"train.save_steps {t.save_steps} with an evaluation split needs train.eval_steps: the best "
+                         "checkpoint is chosen where evaluations happen.",
+                         f"add --set train.eval_steps={t.save_steps}, or --set data.validation_split=0 for no evaluation.")
+    if t.save_steps % t.eval_steps:
+        raise UsageError(f"train.save_steps {t.save_steps} is not a multiple of train.eval_steps {t.eval_steps}.",
+                         f"e.g. --set train.save_steps={t.eval_steps * max(1, t.save_steps // t.eval_steps)}.")
+
+
 def arguments(settings: Settings, out: Path, has_eval: bool, metric: str, generate: bool):
     """Checkpoints go to ``out/checkpoints``; ``metric`` picks the best one when there is evaluation."""
     import torch

@@ -181,6 +181,11 @@ def parse_set(assignment: str) -> dict[str, dict[str, Any]]:
 
 
 def read_toml(path: Path) -> dict:
+    if path.is_dir():
+        inside = path / "finetune.toml"
+        raise UsageError(f"--config {path} is a folder, not a TOML file.",
+                         f"pass --config {inside}." if inside.is_file() else "pass a TOML file like the finetune.toml "
+                                                                            "of a run.")
     if not path.is_file():
         raise UsageError(f"--config {path}: no such file.", "pass a TOML file like the finetune.toml of a run.")
     try:
@@ -206,6 +211,24 @@ def resolve(recipe: str | None, file: Path | None, typed: dict[str, dict[str, An
     return settings
 
 
+def read_saved(path: Path) -> Settings:
+    """The settings a run folder's ``finetune.toml`` holds (unchecked: they were checked when the run started)."""
+    settings = Settings()
+    _merge(settings, read_toml(path), str(path))
+    return settings
+
+
+def changed(settings: Settings, saved: Settings) -> list[tuple[str, Any, Any]]:
+    """``(section.key, value now, value saved)`` for every key where ``settings`` differ from ``saved``."""
+    found = []
+    for section in SECTIONS:
+        now, before = getattr(settings, section), getattr(saved, section)
+        for key, name in _keys(now).items():
+            if getattr(now, name) != getattr(before, name):
+                found.append((f"{section}.{key}", getattr(now, name), getattr(before, name)))
+    return found
+
+
 def check(settings: Settings) -> None:
     """The rules across keys (a settings object built in Python included)."""
     train, model = settings.train, settings.model
@@ -218,9 +241,7 @@ def check(settings: Settings) -> None:
     if not settings.data.name:
         raise UsageError("no --data given.", "pass --data NAME_OR_PATH (json/jsonl/csv/parquet/txt, a save_to_disk "
                                              "folder, or a Hub dataset).")
-    for key in ("lr", "batch_size", "grad_accum"):
-        if not getattr(train, key) > 0:
-            raise UsageError(f"train.{key} must be positive, got {getattr(train, key)!r}.", "e.g. --set train.lr=5e-5.")
+    _check_numbers(settings)
     if train.precision not in ("auto", "fp32", "bf16", "fp16"):
         raise UsageError(f"train.precision {train.precision!r} is not auto, fp32, bf16 or fp16.", "e.g. auto.")
     if train.sampling not in ("group_by_length", "random", "sequential"):
@@ -228,6 +249,36 @@ def check(settings: Settings) -> None:
                          "e.g. group_by_length (pads least).")
     if not 0 <= settings.data.validation_split < 1:
         raise UsageError("data.validation_split must lie in [0, 1).", "e.g. 0.1, or 0 for no evaluation.")
+
+
+# every number a run takes: (section, key, lowest, whether the lowest is allowed, the flag that sets it, an example)
+NUMBERS = (("train", "lr", 0, False, "--lr", "5e-5"), ("train", "epochs", 0, False, "--epochs", "3"),
+           ("train", "batch_size", 1, True, "--batch-size", "8"), ("train", "grad_accum", 1, True, None, "1"),
+           ("train", "max_steps", 0, True, "--max-steps", "0"),
+           ("train", "warmup", 0, True, None, "0.1"), ("train", "weight_decay", 0, True, None, "0.01"),
+           ("train", "eval_steps", 0, True, None, "0"), ("train", "save_steps", 0, True, None, "500"),
+           ("train", "logging_steps", 1, True, None, "10"), ("train", "patience", 0, True, None, "0"),
+           ("train", "save_total_limit", 0, True, None, "2"), ("train", "generate_length", 1, True, None, "128"),
+           ("model", "max_length", 0, True, "--max-length", "4096"), ("model", "block", 1, True, "--block", "128"),
+           ("model", "factor", 1, True, "--factor", "2"), ("model", "sparse_block", 0, True, None, "0"),
+           ("model", "global_tokens", 0, True, "--global", "1"), ("model", "dropout", 0, True, None, "0.1"),
+           ("data", "target_length", 1, True, None, "256"), ("data", "max_examples", 0, True, None, "0"),
+           ("gsg", "noise", 0, True, None, "0.1"))
+
+
+def _check_numbers(settings: Settings) -> None:
+    """Counts, sizes and rates in range, whichever layer set them; the error names the flag where there is one."""
+    for section, name, lowest, allowed, flag, example in NUMBERS:
+        value = getattr(getattr(settings, section), name)
+        if value is None or (value >= lowest if allowed else value > lowest):
+            continue
+        key = f"{section}.{'global' if name == 'global_tokens' else name}"
+        what = f"{flag} ({key})" if flag else key
+        bound = f"at least {lowest}" if allowed else f"more than {lowest}"
+        raise UsageError(f"{what} must be {bound}, got {value!r}.",
+                         f"e.g. {flag} {example}." if flag else f"e.g. --set {key}={example}.")
+    if settings.model.dropout is not None and settings.model.dropout >= 1:
+        raise UsageError(f"model.dropout must be below 1, got {settings.model.dropout!r}.", "e.g. --set model.dropout=0.1.")
 
 
 def _toml_value(value: Any) -> str:

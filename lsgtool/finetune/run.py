@@ -6,7 +6,8 @@ The folder: the final model (config, safetensors, tokenizer) at its root, ``metr
 interrupted or done, so an interrupted one is resumed (``resume``) or replaced (``overwrite``), never
 mistaken. The folder is checked before anything loads; under ``torchrun`` / ``accelerate launch`` only the
 first process checks and writes it. Ctrl-C checkpoints the current step and raises ``Interrupted``; resuming
-gives the same loss curve as a run that was never stopped.
+with the run's settings (another one is refused: the checkpoint's scheduler would not take it) gives the same
+loss curve as a run that was never stopped.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from lsgtool.core.errors import Interrupted, UsageError
 from lsgtool.core.writing import check_target, read_marker, write_file, write_json, write_marker
-from lsgtool.finetune.config import Settings, check
+from lsgtool.finetune.config import Settings, changed, check, read_saved
 from lsgtool.progress import Progress
 
 if TYPE_CHECKING:
@@ -43,17 +44,19 @@ def run(settings: Settings, out: str | Path | None = None, *, resume: bool = Fal
     ``show`` gap-sentence pairs instead). ``progress`` hears the training steps (``stage("training", steps)``,
     then ``advance`` with a ``step i/n: loss ...`` detail per log)."""
     from lsgtool.core.load import resolve
+    from lsgtool.finetune.arguments import check_saving
     from lsgtool.finetune.prepare import gsg_preview, prepare
 
     check(settings)
     task, out = settings.train.task, Path(out or f"finetune-{settings.train.task}")
     if not dry_run and is_main():
-        check_out(out, resume, overwrite)
+        check_out(out, resume, overwrite, settings)
     pairs_only = dry_run and task == "gsg"
     source = resolve(settings.model.name, weights_needed=not pairs_only)  # once: the loads below take the Source
     if pairs_only:
         return gsg_preview(settings, source, show)
     prepared = prepare(settings, source)
+    check_saving(settings, prepared.eval is not None)
     if dry_run:
         return {"task": task, "model": settings.model.name, **prepared.info, "labels": prepared.labels}
     if is_main():
@@ -61,8 +64,9 @@ def run(settings: Settings, out: str | Path | None = None, *, resume: bool = Fal
     return _train(settings, prepared, out, resume, progress or Progress())
 
 
-def check_out(out: Path, resume: bool, overwrite: bool) -> None:
-    """Refuse (UsageError) a folder the run must not write, and a resume without a run to continue."""
+def check_out(out: Path, resume: bool, overwrite: bool, settings: Settings | None = None) -> None:
+    """Refuse (UsageError) a folder the run must not write, and a resume without a run to continue or with other
+    settings than the run's."""
     from lsgtool.finetune.train import last_checkpoint
 
     if resume and overwrite:
@@ -78,10 +82,31 @@ def check_out(out: Path, resume: bool, overwrite: bool) -> None:
                              "pass --resume to continue it, --overwrite to replace it, or choose another --out.")
         if resume and last_checkpoint(out) is None:
             raise UsageError(f"--resume: {out} has no checkpoint yet.", "run it again with --overwrite.")
+        if resume:
+            check_same_settings(out, settings)
     elif resume:
         raise UsageError(f"--resume: {out} does not exist.", "start the run without --resume.")
     else:
         check_target(out, overwrite=False)
+
+
+def check_same_settings(out: Path, settings: Settings | None) -> None:
+    """A resumed run continues with the optimizer, scheduler and data order of its checkpoint: a setting that
+    differs from the run's ``finetune.toml`` would not take effect (or not fully), so it is refused."""
+    saved = out / "finetune.toml"
+    if settings is None or not saved.is_file():
+        return
+    differences = changed(settings, read_saved(saved))
+    if differences:
+        key, now, before = differences[0]
+        more = f" (and {', '.join(k for k, _, _ in differences[1:])})" if len(differences) > 1 else ""
+        raise UsageError(f"--resume with {key} {_shown(now)}, but the run was started with {_shown(before)}{more}.",
+                         f"resume with the run's settings (--config {saved}), or start a new run with another --out "
+                         "to train with the new ones.")
+
+
+def _shown(value: Any) -> str:
+    return repr(value) if isinstance(value, str) else str(value)
 
 
 def start(out: Path, resume: bool, overwrite: bool, settings: Settings) -> None:

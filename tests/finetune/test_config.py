@@ -1,0 +1,45 @@
+"""Settings checks at the library level: every number in range whichever layer set it, the flag named where there
+is one; what a resumed run compares with its saved settings."""
+
+import pytest
+
+from lsgtool.core.errors import UsageError
+from lsgtool.finetune.config import NUMBERS, Settings, changed, check, read_saved
+
+NAMES = {"model": {"name": "bert"}, "data": {"name": "data.jsonl"}}
+
+
+def settings(**sections) -> Settings:
+    made = Settings()
+    for layer in (NAMES, sections):
+        for section, values in layer.items():
+            for key, value in values.items():
+                setattr(getattr(made, section), key, value)
+    return made
+
+
+@pytest.mark.parametrize("section, key, lowest, allowed, flag", [n[:5] for n in NUMBERS])
+def test_every_number_has_its_lower_bound(section, key, lowest, allowed, flag):
+    """Issue 21, item 9: the TOML and --set path checks what the options' min= checks on the command line."""
+    check(settings(**{section: {key: lowest if allowed else lowest + 1}}))
+    bad = lowest - 1 if allowed else lowest
+    with pytest.raises(UsageError, match="must be") as caught:
+        check(settings(**{section: {key: bad}}))
+    shown = "global" if key == "global_tokens" else key
+    assert f"{section}.{shown}" in caught.value.message and (flag is None or flag in caught.value.message)
+    assert caught.value.hint.startswith("e.g.")
+
+
+def test_epochs_zero_or_negative_is_refused():
+    for epochs in (0.0, -2.0):
+        with pytest.raises(UsageError, match=r"--epochs \(train.epochs\) must be more than 0"):
+            check(settings(train={"epochs": epochs}))
+
+
+def test_changed_names_every_key_that_differs(tmp_path):
+    saved = tmp_path / "finetune.toml"
+    before = settings(train={"lr": 1e-3})
+    saved.write_text(before.to_toml())
+    assert changed(read_saved(saved), before) == []
+    assert changed(settings(train={"lr": 5e-2, "batch_size": 4}), read_saved(saved)) == [
+        ("train.lr", 5e-2, 1e-3), ("train.batch_size", 4, 8)]
