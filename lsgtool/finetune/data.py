@@ -49,14 +49,23 @@ def load(name: str, cache_dir: str | None = None):
         if not any(f.stat().st_size for f in files):
             raise UsageError(f"--data {name} holds no examples (empty).", "pass a dataset with at least one row.")
         try:
+            for file in files:  # a file that cannot be opened is not a format problem
+                with open(file, "rb"):
+                    pass
             loaded = datasets.load_dataset(builder, data_files=[str(f) for f in files], cache_dir=cache_dir)
         except Exception as exc:  # malformed rows: datasets raises its own errors, arrow's, even StopIteration
+            denied = _permission_error(exc)
+            if denied is not None:
+                raise UsageError(f"--data {name}: permission denied reading {denied.filename or name}.",
+                                 "make the file readable for this user (chmod a+r FILE), or copy it somewhere you "
+                                 "can read.") from None
             raise UsageError(f"--data {name} cannot be read as {builder}: {type(exc).__name__}: "
                              f"{str(exc).splitlines()[0][:200] if str(exc) else 'no rows'}",
                              f"check the file's format ({', '.join(BUILDERS)}).") from None
     elif name.startswith((".", "/", "~")) or path.suffix.lower() in BUILDERS:
         raise UsageError(f"--data {name}: no such file or folder.", "check the path.")
     else:
+        _check_hub(name)
         try:
             loaded = datasets.load_dataset(name, cache_dir=cache_dir)
         except Exception as exc:  # offline, unknown name, gated: datasets raises several kinds
@@ -67,6 +76,32 @@ def load(name: str, cache_dir: str | None = None):
     if not any(len(split) for split in loaded.values()):
         raise UsageError(f"--data {name} holds no examples.", "pass a dataset with at least one row.")
     return loaded
+
+
+def _permission_error(exc: BaseException | None) -> PermissionError | None:
+    """The PermissionError behind ``exc`` (datasets wraps what it meets while reading), if there is one."""
+    seen = set()
+    while exc is not None and id(exc) not in seen:
+        if isinstance(exc, PermissionError):
+            return exc
+        seen.add(id(exc))
+        exc = exc.__cause__ or exc.__context__
+    return None
+
+
+def _check_hub(name: str) -> None:
+    """One quick probe of the Hub before datasets looks a name up there (its retries take ~30 s without
+    network), the probe the model loader makes; offline, datasets answers from its cache at once."""
+    import huggingface_hub.constants as hub
+
+    from lsgtool.core.load.source import hub_unreachable
+
+    if hub.HF_HUB_OFFLINE:
+        return
+    reason = hub_unreachable()
+    if reason:
+        raise UsageError(f"--data {name}: no such local file or folder, and the Hub cannot be reached to look it up "
+                         f"({reason}).", "pass a local file or folder, or a Hub dataset name while online.")
 
 
 def check_columns(data, columns: dict[str, str]) -> None:
@@ -117,13 +152,13 @@ def tokenize(data, tokenizer, column: str, max_length: int, target: str | None =
         labels = tokenizer(text_target=batch[target], truncation=False, verbose=False)["input_ids"] if target else None
         for i, ids in enumerate(inputs["input_ids"]):
             cut = len(ids) > max_length
-            ids = ids[:max_length]
+            ids = _cut(tokenizer, ids, max_length)
             out["input_ids"].append(ids)
             out["attention_mask"].append([1] * len(ids))
             out["length"].append(len(ids))
             if labels is not None:
                 cut = cut or len(labels[i]) > target_length
-                out.setdefault("labels", []).append(labels[i][:target_length])
+                out.setdefault("labels", []).append(_cut(tokenizer, labels[i], target_length))
             out["truncated"].append(cut)
         return out
 
@@ -132,6 +167,17 @@ def tokenize(data, tokenizer, column: str, max_length: int, target: str | None =
     examples = sum(len(split) for split in mapped.values())
     longest = max((max(split["length"]) for split in mapped.values() if len(split)), default=0)
     return Tokenized(mapped.remove_columns("truncated"), truncated, examples, longest)
+
+
+def _cut(tokenizer, ids: list[int], length: int) -> list[int]:
+    """``ids`` in at most ``length`` tokens, as the tokenizer's own truncation cuts them: the text shortened, the
+    special tokens around it (``[CLS]`` ... ``[SEP]``, ``</s>``) kept, so a cut target still ends with EOS."""
+    from lsgtool.core.tokens import truncate_ids
+
+    if len(ids) <= length:
+        return ids
+    specials = len(truncate_ids(tokenizer, ids, 0))
+    return truncate_ids(tokenizer, ids, length - specials)[:length]
 
 
 def read(d: DataSettings, task: str, limit: int = 0):
@@ -155,16 +201,18 @@ def read(d: DataSettings, task: str, limit: int = 0):
 def gsg_pairs(raw, settings: Settings, tokenizer):
     """The GSG pairs of every split (cached by datasets' fingerprints), documents without a pair dropped and
     counted."""
-    from lsgtool.finetune.gsg import GSGOptions, map_function, parse_ratio, sentinel_for
+    from lsgtool.finetune.gsg import GSGOptions, map_function, parse_ratio, sentinel_for, sentinel_sequence, shown
 
     g = settings.gsg
     sentinel, what = sentinel_for(tokenizer)
+    sentinels = sentinel_sequence(tokenizer, sentinel)
     options = GSGOptions(g.strategy, parse_ratio(str(g.ratio)), float(g.noise), settings.train.seed)
-    built = raw.map(map_function(settings.data.text_column, options, sentinel), batched=True, with_indices=True,
-                    desc="gap sentences")
+    built = type(raw)({part: rows.map(map_function(settings.data.text_column, options, sentinels, part), batched=True,
+                                      with_indices=True, desc="gap sentences")
+                       for part, rows in raw.items()})  # each split its own draws: row indices restart per split
     before = sum(len(s) for s in built.values())
     built = built.filter(lambda row: bool(row["gsg_target"]))
-    return built, {"gsg_sentinel": f"{sentinel} ({what})",
+    return built, {"gsg_sentinel": f"{shown(sentinels)} ({what})",
                    "gsg_skipped_documents": before - sum(len(s) for s in built.values())}
 
 

@@ -4,7 +4,10 @@ Each document is split into sentences (syntok, as ``lsgtool.documents``), each s
 against the rest of the document (rouge-score's tokenizer and F-measure), and a ratio α of the sentences is
 selected: ``ind`` the top-scored ones independently, ``seq`` greedily the set whose concatenation scores best
 against what remains, ``lead`` the first ones, ``random`` any. The input keeps the other sentences and one
-sentinel where each selected sentence was; the target is the selected sentences in document order.
+sentinel where each selected sentence was; the target is the selected sentences in document order. With a
+tokenizer that has numbered sentinels (T5's ``<extra_id_0>``, ``<extra_id_1>``, ...) each masked sentence gets
+the next one and the target names them as T5's span targets do (``<extra_id_0> first <extra_id_1> second``), so
+the model learns which gap a sentence fills; PEGASUS's ``<mask_1>`` and a mask token mark every gap alike.
 """
 
 from __future__ import annotations
@@ -12,12 +15,13 @@ from __future__ import annotations
 import random as _random
 from collections import Counter
 from dataclasses import dataclass
-from typing import Any, Iterable
+from typing import Any, Iterable, Sequence
 
 from lsgtool.core.errors import UsageError
 
 STRATEGIES = ("ind", "seq", "lead", "random")
-SENTINELS = (("<mask_1>", "PEGASUS's sentence mask"), ("<extra_id_0>", "T5's first sentinel"))
+SENTINELS = (("<mask_1>", "PEGASUS's sentence mask"), ("<extra_id_0>", "T5's sentinels, one per masked sentence"))
+NUMBERED = "<extra_id_{}>"  # T5's sentinel sequence; past the tokenizer's last one (T5: 99), the last repeats
 
 
 def _rouge():
@@ -74,6 +78,24 @@ def sentinel_for(tokenizer) -> tuple[str, str]:
         return tokenizer.mask_token, "the tokenizer's mask token"
     raise UsageError("the tokenizer has no sentence mask (<mask_1>, <extra_id_0>) and no mask token.",
                      "use a PEGASUS, T5 or BART/BERT-family tokenizer, or add a mask token to it.")
+
+
+def sentinel_sequence(tokenizer, sentinel: str) -> tuple[str, ...]:
+    """The sentinels masked sentences get, in order: T5's ``<extra_id_0>``, ``<extra_id_1>``, ... as far as the
+    tokenizer has them; for any other sentinel that one alone (every gap alike)."""
+    if sentinel != NUMBERED.format(0):
+        return (sentinel,)
+    vocab, found = tokenizer.get_vocab(), []
+    while NUMBERED.format(len(found)) in vocab:
+        found.append(NUMBERED.format(len(found)))
+    return tuple(found)
+
+
+def shown(sentinels: str | Sequence[str]) -> str:
+    """Sentinels for a message: ``[MASK]``, or ``<extra_id_0>, <extra_id_1>, …``."""
+    if isinstance(sentinels, str) or len(sentinels) == 1:
+        return sentinels if isinstance(sentinels, str) else sentinels[0]
+    return ", ".join(sentinels[:2]) + ", …"
 
 
 def split(text: str) -> list[str]:
@@ -143,26 +165,36 @@ class Pair:
     sentences: int
 
 
-def make_pair(text: str, options: GSGOptions, sentinel: str, index: int = 0) -> Pair | None:
+def make_pair(text: str, options: GSGOptions, sentinel: str | Sequence[str], index: int = 0,
+              part: str = "train") -> Pair | None:
     """The gap-sentence pair of one document; None for a document with fewer than two sentences (masking its
-    only sentence would leave no input)."""
+    only sentence would leave no input). ``sentinel``: one for every gap, or a sequence (``sentinel_sequence``):
+    the k-th gap gets the k-th, and the target names each before its sentence. The random draws come from
+    (seed, ``part``, ``index``): each split of a dataset draws its own."""
     sentences = split(text)
     n = len(sentences)
     if n < 2:
         return None
-    rng = _random.Random(f"{options.seed}:{index}")
+    rng = _random.Random(f"{options.seed}:{part}:{index}")
     ratio = rng.uniform(*options.ratio) if isinstance(options.ratio, tuple) else options.ratio
     k = min(n - 1, max(1, round(ratio * n)))
     chosen = select(sentences, k, options.strategy, rng, options.noise)
-    chosen_set = set(chosen)
-    source = " ".join(sentinel if i in chosen_set else s for i, s in enumerate(sentences))
-    return Pair(source, " ".join(sentences[i] for i in chosen), chosen, n)
+    if isinstance(sentinel, str) or len(sentinel) == 1:
+        mark = sentinel if isinstance(sentinel, str) else sentinel[0]
+        gaps = {i: mark for i in chosen}
+        target = " ".join(sentences[i] for i in chosen)
+    else:
+        gaps = {i: sentinel[min(k, len(sentinel) - 1)] for k, i in enumerate(chosen)}
+        target = " ".join(f"{gaps[i]} {sentences[i]}" for i in chosen)
+    source = " ".join(gaps.get(i, s) for i, s in enumerate(sentences))
+    return Pair(source, target, chosen, n)
 
 
-def pairs(texts: Iterable[str], options: GSGOptions, sentinel: str,
-          indices: list[int] | None = None) -> tuple[list[Pair | None], dict[str, Any]]:
+def pairs(texts: Iterable[str], options: GSGOptions, sentinel: str | Sequence[str],
+          indices: list[int] | None = None, part: str = "train") -> tuple[list[Pair | None], dict[str, Any]]:
     """Pairs of many documents (None where a document is skipped) and counts of what was skipped and why.
-    ``indices``: each document's index in its collection (its random draws depend on it; default 0, 1, ...)."""
+    ``indices``: each document's index in its collection (its random draws depend on it; default 0, 1, ...);
+    ``part``: the split the documents belong to."""
     made, counts = [], {"documents": 0, "empty": 0, "one_sentence": 0}
     for offset, text in enumerate(texts):
         counts["documents"] += 1
@@ -170,20 +202,20 @@ def pairs(texts: Iterable[str], options: GSGOptions, sentinel: str,
             counts["empty"] += 1
             made.append(None)
             continue
-        pair = make_pair(text, options, sentinel, offset if indices is None else indices[offset])
+        pair = make_pair(text, options, sentinel, offset if indices is None else indices[offset], part)
         if pair is None:
             counts["one_sentence"] += 1
         made.append(pair)
     return made, counts
 
 
-def map_function(text_column: str, options: GSGOptions, sentinel: str):
-    """A ``datasets.Dataset.map(batched=True, with_indices=True)`` function: adds ``gsg_input``, ``gsg_target``
-    (empty strings for skipped documents, to filter out) from ``text_column``. Deterministic in (options, row
-    index), so datasets' fingerprint cache is valid."""
+def map_function(text_column: str, options: GSGOptions, sentinel: str | Sequence[str], part: str = "train"):
+    """A ``datasets.Dataset.map(batched=True, with_indices=True)`` function for the split ``part``: adds
+    ``gsg_input``, ``gsg_target`` (empty strings for skipped documents, to filter out) from ``text_column``.
+    Deterministic in (options, split, row index), so datasets' fingerprint cache is valid."""
 
     def build(batch: dict[str, list], indices: list[int]) -> dict[str, list]:
-        made, _ = pairs(batch[text_column], options, sentinel, indices)
+        made, _ = pairs(batch[text_column], options, sentinel, indices, part)
         return {"gsg_input": [p.input if p else "" for p in made], "gsg_target": [p.target if p else "" for p in made]}
 
     return build

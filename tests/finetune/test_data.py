@@ -99,3 +99,58 @@ def test_tokenisation_counts_what_it_cuts(tmp_path, tiny_folder):
     assert cut.truncated == 6 and cut.examples == 6
     row = cut.data["train"][0]
     assert len(row["input_ids"]) == 4 == row["length"] and len(row["labels"]) == 2 and "truncated" not in row
+
+
+def test_a_cut_example_keeps_its_special_tokens(tmp_path, tiny_folder):
+    """Issue 21, item 2: a cut target still ends with the end token (a target cut by slicing taught the model not
+    to stop), a cut input keeps [CLS] ... [SEP], and the cut is still counted."""
+    from transformers import AutoTokenizer
+
+    tokenizer = AutoTokenizer.from_pretrained(tiny_folder)
+    data = load(str(write(tmp_path, ".jsonl")), cache_dir=str(tmp_path / "cache"))
+    cut = tokenize(data, tokenizer, "text", max_length=4, target="text", target_length=3)
+    assert cut.truncated == 6
+    for row in cut.data["train"]:
+        words = tokenizer.convert_ids_to_tokens(row["input_ids"])
+        assert len(words) == 4 and words[0] == "[CLS]" and words[-1] == "[SEP]", words
+        target = tokenizer.convert_ids_to_tokens(row["labels"])
+        assert len(target) == 3 and target[-1] == "[SEP]", target
+
+
+def test_an_unreadable_file_is_a_permission_problem_not_a_format_one(tmp_path, monkeypatch):
+    """Issue 21, item 16 (tests run as root, where chmod 000 does not block reading: the read raises instead)."""
+    import errno
+
+    import datasets
+
+    path = write(tmp_path, ".jsonl")
+
+    def denied(*args, **kwargs):
+        raise PermissionError(errno.EACCES, "Permission denied", str(path))
+
+    monkeypatch.setattr(datasets, "load_dataset", denied)
+    with pytest.raises(UsageError, match="permission denied reading") as caught:
+        load(str(path), cache_dir=str(tmp_path / "cache"))
+    assert "chmod" in caught.value.hint and "format" not in caught.value.hint
+
+
+def test_a_hub_dataset_is_probed_once_and_offline_answers_at_once(tmp_path, monkeypatch):
+    """Issue 21, item 16: without network, one quick probe (the model loader's) instead of datasets' ~28 s of
+    retries; offline (HF_HUB_OFFLINE=1), datasets answers from its cache at once."""
+    import time
+
+    import datasets
+    import huggingface_hub.constants as hub
+
+    from lsgtool.core.load import source
+
+    start = time.monotonic()
+    with pytest.raises(UsageError, match="someone/no-such-dataset"):
+        load("someone/no-such-dataset", cache_dir=str(tmp_path / "cache"))
+    assert time.monotonic() - start < 10
+    monkeypatch.setattr(hub, "HF_HUB_OFFLINE", False)
+    monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
+    monkeypatch.setattr(source, "hub_unreachable", lambda timeout=3.0: "huggingface.co: Network is unreachable")
+    monkeypatch.setattr(datasets, "load_dataset", lambda *a, **k: pytest.fail("datasets looked the name up"))
+    with pytest.raises(UsageError, match="the Hub cannot be reached .*Network is unreachable"):
+        load("someone/no-such-dataset", cache_dir=str(tmp_path / "cache"))

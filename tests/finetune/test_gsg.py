@@ -150,3 +150,37 @@ def test_datasets_map_builds_the_same_pairs_and_caches_by_fingerprint(tmp_path):
     assert mapped["gsg_target"] == [p.target if p else "" for p in expected]
     again = ds.map(map_function("text", options, "[MASK]"), batched=True, batch_size=3, with_indices=True)
     assert again._fingerprint == mapped._fingerprint and again.cache_files == mapped.cache_files
+
+
+def test_numbered_sentinels_mark_each_gap_and_name_it_in_the_target(tmp_path):
+    """Issue 21, item 5: a T5 tokenizer's <extra_id_0>, <extra_id_1>, ... one per masked sentence, the target
+    naming each as T5's span targets do; PEGASUS's <mask_1> and mask tokens mark every gap alike."""
+    from transformers import BertTokenizerFast
+
+    from lsgtool.finetune.gsg import sentinel_sequence
+
+    extra = [f"<extra_id_{i}>" for i in range(3)]
+    t5ish = BertTokenizerFast(vocab={w: i for i, w in enumerate(["[PAD]", "[UNK]", "a", *extra])})
+    sentinels = sentinel_sequence(t5ish, sentinel_for(t5ish)[0])
+    assert sentinels == tuple(extra)
+    pair = make_pair(DOC, GSGOptions("lead", 0.5), sentinels)
+    k = len(pair.selected)
+    assert k >= 4 and pair.selected == list(range(k))
+    sentences = split(DOC)
+    marks = [*extra, *[extra[-1]] * (k - 3)]  # past the tokenizer's last sentinel, the last repeats
+    assert pair.input == " ".join([*marks, *sentences[k:]])
+    assert pair.target == " ".join(f"{m} {s}" for m, s in zip(marks, sentences[:k]))
+    assert sentinel_sequence(t5ish, "[MASK]") == ("[MASK]",)
+    plain = make_pair(DOC, GSGOptions("lead", 0.5), ("<mask_1>",))
+    assert plain.input.split().count("<mask_1>") == k and "<mask_1>" not in plain.target
+
+
+def test_each_split_draws_its_own_gaps():
+    """Issue 21, item 5: row indices restart at 0 in every split; the draws depend on the split too, so a
+    validation document is not masked as the training document at the same index."""
+    docs = [DOC] * 12
+    options = GSGOptions("random", 0.3, seed=3)
+    train, _ = pairs(docs, options, "[MASK]", part="train")
+    validation, _ = pairs(docs, options, "[MASK]", part="validation")
+    assert [p.selected for p in train] != [p.selected for p in validation]
+    assert [p.selected for p in train] == [p.selected for p in pairs(docs, options, "[MASK]")[0]]
