@@ -192,7 +192,9 @@ def stage(out: str | Path) -> Path:
     return tmp
 
 
-def _normal_permissions(folder: Path) -> None:
+def normal_permissions(folder: Path) -> None:
+    """``folder`` and everything in it with the permissions the umask gives new files and folders (staging
+    folders and the temporary files libraries write and rename are 0700 / 0600)."""
     umask = os.umask(0)
     os.umask(umask)
     os.chmod(folder, 0o777 & ~umask)
@@ -209,7 +211,7 @@ def publish(tmp: Path, out: str | Path, overwrite: bool) -> Path:
     out = Path(out)
     check_target(out, overwrite, probe=False)  # what is at ``out`` may have changed during the work
     (tmp / STAGING).unlink(missing_ok=True)
-    _normal_permissions(tmp)
+    normal_permissions(tmp)
     if out.exists():
         trash = stage(Path(out.parent, f"{out.name}-old"))
         out.rename(trash / out.name)

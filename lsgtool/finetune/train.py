@@ -65,7 +65,7 @@ def trainer_for(settings: Settings, prepared: Prepared, out: Path, stop: Stop, p
     has_eval = prepared.eval is not None
     generate = task in GENERATIVE and has_eval
     args = arguments(settings, out, has_eval, metric if compute or metric == "loss" else "loss", generate)
-    cls = Seq2SeqTrainer if task in GENERATIVE else Trainer
+    cls = _epoch_seeded(Seq2SeqTrainer if task in GENERATIVE else Trainer, settings.train.seed)
     trainer = cls(model=prepared.model, args=args, train_dataset=prepared.train, eval_dataset=prepared.eval,
                   data_collator=prepared.collator, processing_class=prepared.tokenizer,
                   compute_metrics=compute if has_eval else None,
@@ -73,6 +73,34 @@ def trainer_for(settings: Settings, prepared: Prepared, out: Path, stop: Stop, p
     for printer in (PrinterCallback, ProgressCallback):  # progress goes to lsgtool's Progress instead
         trainer.remove_callback(printer)
     return trainer
+
+
+def _epoch_seeded(cls, seed: int):
+    """``cls`` whose length-grouped sampler draws each epoch's order from (seed, epoch): transformers' draws from
+    the global RNG when the epoch's iterator starts, which a resumed run has not restored yet (it restores the RNG
+    after the skipped batches), so a run resumed in epoch >= 2 trained on another order. The epoch is the trainer
+    state's, which a resumed run loads from its checkpoint."""
+    import torch
+    from transformers.trainer_pt_utils import LengthGroupedSampler
+
+    class EpochSeededSampler(LengthGroupedSampler):
+        def __init__(self, batch_size: int, lengths: list[int], epoch):
+            super().__init__(batch_size, lengths=lengths)
+            self.epoch = epoch
+
+        def __iter__(self):
+            self.generator = torch.Generator().manual_seed(seed + self.epoch())
+            return super().__iter__()
+
+    class Seeded(cls):
+        def _get_train_sampler(self, train_dataset=None):
+            sampler = super()._get_train_sampler(train_dataset)
+            if type(sampler) is LengthGroupedSampler:
+                return EpochSeededSampler(sampler.batch_size, sampler.lengths, lambda: int(self.state.epoch or 0))
+            return sampler
+
+    Seeded.__name__ = Seeded.__qualname__ = cls.__name__
+    return Seeded
 
 
 def last_checkpoint(out: Path) -> Path | None:
@@ -83,11 +111,13 @@ def last_checkpoint(out: Path) -> Path | None:
 
 
 def save_final(model, tokenizer, out: Path) -> None:
-    """The final model into the run folder's root, through a staging folder (then moved in, file by file)."""
+    """The final model into the run folder's root, through a staging folder (then moved in, file by file) whose
+    files get the permissions a normal file gets, as convert's published folders do."""
     import shutil
     import tempfile
 
     from lsgtool.core.lsg.folder import write_config
+    from lsgtool.core.writing import normal_permissions
 
     tmp = Path(tempfile.mkdtemp(prefix=".final-", dir=out))
     try:
@@ -95,6 +125,7 @@ def save_final(model, tokenizer, out: Path) -> None:
         if is_lsg_model(model):
             write_config(tmp / "config.json", type(model).__name__, "lsgtool")
         tokenizer.save_pretrained(tmp)
+        normal_permissions(tmp)
         for item in tmp.iterdir():
             target = out / item.name
             if target.is_dir():

@@ -218,6 +218,13 @@ def test_configuration_layers_and_the_saved_config_round_trips(app, runner, work
     (["--freeze", "nothing.*"], "--freeze 'nothing.*' matches no parameter"),
     (["--resume"], "does not exist"),
     (["--max-length", "1024"], "--max-length 1024 exceeds the model's 128 positions"),
+    # issue 21, item 9 (--epochs 0 wrote an untrained "final model": tests/commands/test_numeric_options.py); the
+    # TOML / --set path is checked like the options
+    (["--set", "train.epochs=0"], "--epochs (train.epochs) must be more than 0, got 0.0"),
+    (["--set", "train.logging_steps=0"], "train.logging_steps must be at least 1, got 0"),
+    # issue 21, item 16: this raised after the run folder was marked running
+    (["--set", "train.save_steps=5"], "train.save_steps 5 with an evaluation split needs train.eval_steps"),
+    (["--set", "train.save_steps=5", "--set", "train.eval_steps=2"], "train.save_steps 5 is not a multiple"),
 ])
 def test_bad_input_is_one_clear_line_and_exit_2(app, runner, work, tmp_path, args, message):
     base = ["finetune", "--model", str(work / "bert"), "--data", str(work / "cls.jsonl"), "--out", str(tmp_path / "o")]
@@ -312,12 +319,183 @@ def test_on_a_terminal_the_missing_model_and_data_are_asked_for(terminal, work, 
     assert (tmp_path / "run" / "model.safetensors").exists()
 
 
-def test_early_stopping_and_gradient_checkpointing(app, runner, work, tmp_path):
+def _spy_on_training(monkeypatch) -> dict:
+    """What the trainer had at each step: whether the model ran with gradient checkpointing."""
+    from transformers import TrainerCallback
+
+    from lsgtool.finetune import train
+
+    seen = {"checkpointing": []}
+
+    class Spy(TrainerCallback):
+        def on_step_end(self, args, state, control, model=None, **kwargs):
+            name = "is_activation_checkpointing" if hasattr(type(model), "is_activation_checkpointing") else \
+                "is_gradient_checkpointing"  # transformers 5 renamed it
+            seen["checkpointing"].append(bool(getattr(model, name)))
+
+    original = train.callbacks
+    monkeypatch.setattr(train, "callbacks", lambda *a: [*original(*a), Spy()])
+    return seen
+
+
+def test_early_stopping_and_gradient_checkpointing(app, runner, work, tmp_path, monkeypatch):
     stopped = finetune(app, runner, "--task", "classification", "--model", work / "bert", "--data", work / "cls.jsonl",
                        "--out", tmp_path / "a", "--lr", 1e-12, "--max-steps", 50, "--set", "train.eval_steps=1",
                        "--set", "train.patience=2", "--set", "train.metric=loss")
     assert stopped["steps"] < 10  # evaluation loss stopped improving: early stopping ended the run
+    seen = _spy_on_training(monkeypatch)
     checkpointed = finetune(app, runner, "--task", "classification", "--model", work / "bert", "--convert", "--block", 16,
                             "--max-length", 256, "--data", work / "cls.jsonl", "--out", tmp_path / "b", "--max-steps", 3,
                             "--set", "train.gradient_checkpointing=true")
     assert checkpointed["steps"] == 3 and checkpointed["train_metrics"]["train_loss"] > 0
+    assert seen["checkpointing"] == [True] * 3  # it reached the model: every step ran with it
+
+
+def _spy_on(monkeypatch, module, name) -> list:
+    """Calls ``module.name`` as before and keeps what each call returned."""
+    kept, original = [], getattr(module, name)
+
+    def spy(*args, **kwargs):
+        kept.append(original(*args, **kwargs))
+        return kept[-1]
+
+    monkeypatch.setattr(module, name, spy)
+    return kept
+
+
+def test_a_cut_target_still_ends_with_the_end_token(app, runner, work, tmp_path, monkeypatch):
+    """Issue 21, item 2: targets cut at data.target_length (GSG targets, 30% of a document, almost always are)
+    end with the end token, so a truncated example does not teach the model never to stop; cuts are counted."""
+    from lsgtool.finetune import data as D
+
+    encoded = _spy_on(monkeypatch, D, "encode")
+    result = finetune(app, runner, "--task", "seq2seq", "--model", work / "bart", "--data", work / "copy.jsonl",
+                      "--out", tmp_path / "run", "--max-steps", 1, "--set", "data.target_length=4", "--set",
+                      "data.validation_split=0")
+    train, _, _ = encoded[0]
+    labels = train["labels"]
+    assert result["truncated_examples"] == sum(len(row) == 4 for row in labels) > 100
+    assert all(row[-1] == 3 for row in labels), [row for row in labels if row[-1] != 3][:3]  # [SEP], BART's eos here
+
+
+def test_resume_in_a_later_epoch_gives_the_same_curve_best_checkpoint_and_evaluations(work, tmp_path):
+    """Issue 21, item 3: with the default sampling (group_by_length) a run stopped by Ctrl-C in its second epoch
+    and resumed trains on the same order: same losses, same evaluations, same best checkpoint."""
+    def command(out, *extra):  # 216 training examples, batch 8: 27 steps an epoch
+        return [sys.executable, "-m", "lsgtool", "finetune", "--task", "classification", "--model", str(work / "bert"),
+                "--data", str(work / "cls.jsonl"), "--out", str(out), "--lr", "1e-3", "--max-steps", "40",
+                "--batch-size", "8", "--set", "train.logging_steps=1", "--set", "train.eval_steps=10", "--set",
+                "train.save_steps=10", "--set", "model.dropout=0.0", *extra]
+
+    whole = subprocess.run(command(tmp_path / "whole"), env=ENV, capture_output=True, text=True, timeout=300)
+    assert whole.returncode == 0, whole.stderr
+    process = subprocess.Popen(command(tmp_path / "cut"), env=ENV, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               text=True)
+    line = ""
+    while not line.startswith("step 33/40"):
+        line = process.stderr.readline()
+        assert line, "no progress lines"
+    process.send_signal(signal.SIGINT)
+    process.communicate(timeout=300)
+    assert process.returncode == 130
+    assert 33 <= len(_losses(tmp_path / "cut")) < 40
+    resumed = subprocess.run(command(tmp_path / "cut", "--resume"), env=ENV, capture_output=True, text=True, timeout=300)
+    assert resumed.returncode == 0, resumed.stderr
+    assert _losses(tmp_path / "cut") == pytest.approx(_losses(tmp_path / "whole"), rel=1e-5, abs=1e-6)
+    one, two = (json.loads((tmp_path / name / "metrics.json").read_text()) for name in ("whole", "cut"))
+    evaluations = [[(h["step"], round(h["eval_loss"], 6)) for h in run["log_history"] if "eval_loss" in h] for run in (one, two)]
+    assert evaluations[0] == evaluations[1] and len(evaluations[0]) == 4
+    assert two["best_checkpoint"].replace("cut", "whole") == one["best_checkpoint"]
+    assert two["final_eval"] == pytest.approx(one["final_eval"], rel=1e-5)
+
+
+def test_a_resume_with_changed_settings_is_refused_and_the_model_files_are_readable(app, runner, work, tmp_path,
+                                                                                    monkeypatch):
+    """Issue 21, item 4: a resumed run continues with its checkpoint's scheduler and optimizer, so a changed
+    setting would not take effect while finetune.toml said it did: refused before the model loads. Item 17: the
+    final model's files get the permissions a normal file gets (convert's 0644, not 0600)."""
+    import stat
+
+    base = ["--task", "classification", "--model", work / "bert", "--data", work / "cls.jsonl", "--out",
+            tmp_path / "run", "--lr", 1e-3, "--max-steps", 2, "--set", "train.save_steps=1", "--set",
+            "data.validation_split=0"]
+    finetune(app, runner, *base)
+    umask = os.umask(0)
+    os.umask(umask)
+    for name in ("model.safetensors", "config.json", "tokenizer.json"):
+        assert stat.S_IMODE((tmp_path / "run" / name).stat().st_mode) == 0o666 & ~umask, name
+    saved = (tmp_path / "run" / "finetune.toml").read_text()
+    import lsgtool.core.load as load
+
+    monkeypatch.setattr(load, "resolve", lambda *a, **k: pytest.fail("the model was looked up"))
+    result = runner.invoke(app, ["finetune", *map(str, base), "--resume", "--lr", "5e-2"])
+    text = " ".join(result.stderr.split())
+    assert result.exit_code == 2, result.output
+    assert "Error: --resume with train.lr 0.05, but the run was started with 0.001." in text
+    assert "Hint:" in text and "finetune.toml" in text and "Traceback" not in text
+    assert (tmp_path / "run" / "finetune.toml").read_text() == saved
+
+
+def test_gsg_splits_draw_their_own_gaps_and_t5_sentinels_are_numbered(app, runner, work, tmp_path, monkeypatch):
+    """Issue 21, item 5: a dataset's validation split restarts its row indices at 0 and drew the training split's
+    gaps; a T5 tokenizer got <extra_id_0> for every masked sentence."""
+    import datasets
+    import transformers as T
+
+    from lsgtool.finetune import data as D
+
+    documents = [json.loads(line) for line in (work / "docs.jsonl").read_text().splitlines()][:24]
+    table = datasets.Dataset.from_list(documents)
+    datasets.DatasetDict({"train": table, "validation": table}).save_to_disk(str(tmp_path / "twice"))
+    built = _spy_on(monkeypatch, D, "gsg_pairs")
+    finetune(app, runner, "--task", "gsg", "--model", work / "locost", "--data", tmp_path / "twice", "--out",
+             tmp_path / "run", "--max-steps", 1, "--set", "gsg.strategy=random")
+    pairs, _ = built[0]
+    assert pairs["train"]["gsg_input"] != pairs["validation"]["gsg_input"]  # the same documents, other gaps
+    extra = [f"<extra_id_{i}>" for i in range(100)]
+    t5 = tmp_path / "t5ish"
+    tokenizer = T.BertTokenizerFast(vocab={w: i for i, w in enumerate(VOCAB + extra)}, additional_special_tokens=extra)
+    tokenizer.save_pretrained(t5)
+    (t5 / "config.json").write_text((work / "locost" / "config.json").read_text())
+    shown = finetune(app, runner, "--task", "gsg", "--model", t5, "--data", work / "docs.jsonl", "--dry-run", "--show", 3,
+                     "--set", "gsg.strategy=lead", "--set", "gsg.ratio=0.5")
+    assert shown["gsg_sentinel"].startswith("<extra_id_0>, <extra_id_1>, …")
+    for pair in shown["pairs"]:
+        gaps = [w for w in pair["input"].split() if w.startswith("<extra_id_")]
+        assert gaps == extra[:len(gaps)] and len(gaps) >= 2, pair
+        assert pair["target"].startswith("<extra_id_0> ") and "<extra_id_1> " in pair["target"]
+
+
+def test_data_and_config_errors_say_what_is_wrong(app, runner, work, tmp_path, monkeypatch):
+    """Issue 21, item 16: a file that cannot be read is a permission problem, not a format one (tests run as
+    root, where chmod 000 does not block reading: the read raises instead); --config given a folder says so;
+    an unknown Hub dataset is one quick probe, not ~28 s of retries."""
+    import errno
+
+    import datasets
+    import huggingface_hub.constants as hub
+
+    from lsgtool.core.load import source
+
+    base = ["finetune", "--model", str(work / "bert"), "--out", str(tmp_path / "o")]
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "finetune.toml").write_text("[train]\n")
+    result = runner.invoke(app, [*base, "--data", str(work / "cls.jsonl"), "--config", str(run)])
+    assert result.exit_code == 2 and f"--config {run} is a folder" in result.stderr
+    assert f"--config {run / 'finetune.toml'}" in result.stderr
+    monkeypatch.setattr(source, "hub_unreachable", lambda timeout=3.0: "huggingface.co: Network is unreachable")
+    monkeypatch.setattr(hub, "HF_HUB_OFFLINE", False)
+    monkeypatch.delenv("HF_HUB_OFFLINE")
+    monkeypatch.setattr(datasets, "load_dataset", lambda *a, **k: pytest.fail("datasets looked the name up"))
+    result = runner.invoke(app, [*base, "--data", "someone/reviews"])
+    assert result.exit_code == 2 and "the Hub cannot be reached" in " ".join(result.stderr.split()), result.output
+
+    def denied(*args, **kwargs):
+        raise PermissionError(errno.EACCES, "Permission denied", str(work / "cls.jsonl"))
+
+    monkeypatch.setattr(datasets, "load_dataset", denied)
+    result = runner.invoke(app, [*base, "--data", str(work / "cls.jsonl")])
+    text = " ".join(result.stderr.split())
+    assert result.exit_code == 2 and "permission denied reading" in text and "format" not in text, text
+    assert not (tmp_path / "o").exists()
