@@ -34,7 +34,7 @@ def profile_command(
         show_default="1k..16k; --quick: 512,2k; --find-max: 1k..1m")] = None,
     variants: Annotated[Optional[str], typer.Option(
         help="Comma list. `lsgtool plugins` lists selectors and SSM variants.",
-        show_default=f"{DEFAULT_VARIANTS}; --model: model,full")] = None,
+        show_default=f"{DEFAULT_VARIANTS}; --quick: full,lsg-norm,locost; --model: model,full")] = None,
     level: Annotated[Level, typer.Option(help="attention (token mixing only), layer (one block with FFN) or encoder "
                                               "(--layers blocks).")] = Level.attention,
     mode: Annotated[Mode, typer.Option(help="inference, or train (forward + backward + AdamW step).")] = Mode.inference,
@@ -66,9 +66,9 @@ def profile_command(
         help="Variant the ratios and crossovers compare with.", show_default="full")] = None,
     out: Annotated[Path, typer.Option(help="Folder for results.json, results.csv and the PNG plots (replaced on the "
                                            "next run; a folder profile did not write is refused).")] = Path("profile-out"),
-    plots: Annotated[bool, typer.Option(help="Draw time.png and memory.png (needs matplotlib: lsgtool[plot]).")] = True,
-    quick: Annotated[bool, typer.Option(help="A small, fast run (under a minute): 512 and 2k tokens, width 64; "
-                                             "options given on the command line still win.")] = False,
+    plots: Annotated[bool, typer.Option(help="Draw time.png and memory.png (needs matplotlib: pip install 'lsgtool\\[plot]').")] = True,
+    quick: Annotated[bool, typer.Option(help="A small, fast run (under a minute): full, lsg-norm and locost at 512 "
+                                             "and 2k tokens, width 64; options given on the command line still win.")] = False,
     as_json: JsonOption = False,
 ) -> None:
     """Measure time and peak memory across lengths, one fresh process per point; table, JSON, CSV and plots."""

@@ -23,8 +23,9 @@ __all__ = ["DEFAULT_VARIANTS", "ProfileOptions", "ProfileProgress", "ProfileResu
 
 COMMAND = "profile"
 DEFAULT_VARIANTS = "full,lsg-norm,locost,longformer,bigbird,longt5,led"
-DEFAULTS = {"lengths": "1k..16k", "hidden": 768, "heads": 12, "block": 128}
-QUICK = {"lengths": "512,2k", "hidden": 64, "heads": 4, "block": 32}
+DEFAULTS = {"lengths": "1k..16k", "hidden": 768, "heads": 12, "block": 128, "variants": DEFAULT_VARIANTS}
+# no peers in --quick: each of their point processes imports most of transformers, three quarters of the run's time
+QUICK = {"lengths": "512,2k", "hidden": 64, "heads": 4, "block": 32, "variants": "full,lsg-norm,locost"}
 FIND_MAX_LENGTHS = "1k..1m"
 
 
@@ -152,7 +153,7 @@ def _prepare(options: ProfileOptions):
         target = resolve_model(o.model)  # resolved once: every point process loads this Source
         names = check_model_variants(target, given or target.default_variants, list(get_registry("sparse_selectors")))
     else:
-        names = check_variants(given or DEFAULT_VARIANTS.split(","))
+        names = check_variants(given or preset["variants"].split(","))
     if any(name.startswith("lsg-") for name in names):  # the block and factor must make an LSG layout
         LSGConfig(block_size=block, sparse_block_size=block, sparsity_factor=o.sparsity_factor, sparsity_type=None)
     baseline = o.baseline or ("full" if "full" in names else names[0])

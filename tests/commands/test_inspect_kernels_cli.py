@@ -294,3 +294,8 @@ def test_a_length_past_the_models_positions_is_mapped_and_said(app, runner, lsg_
     result = invoke(app, runner, lsg_folder, "--length", 1024, "--out", tmp_path / "k", "--json", "--no-plots")
     assert result.exit_code == 0, result.output
     assert "takes at most 512 positions" in json.loads(result.stdout)["notes"][0]
+
+
+def test_help_names_the_plot_extra_to_install(app, runner):
+    result = runner.invoke(app, ["inspect-kernels", "--help"], env={"COLUMNS": "200"})
+    assert result.exit_code == 0 and "(needs matplotlib: pip install 'lsgtool[plot]')" in result.output

@@ -322,3 +322,22 @@ def test_an_unwritable_out_is_refused_before_measuring(app, runner, tmp_path, wh
     assert result.stderr.startswith(f"Error: --out {out}") and "Hint: choose another --out" in result.stderr
     assert "Traceback" not in result.stderr and "full @ 256" not in result.stderr and result.stdout == ""
     assert afile.read_text() == "mine" and [p.name for p in tmp_path.iterdir()] == ["notes.txt"]
+
+
+def test_help_names_the_plot_extra_to_install(app, runner):
+    """Issue 21, item 17: rich read `[plot]` as a style tag and the help said "(needs matplotlib: lsgtool)"."""
+    result = runner.invoke(app, ["profile", "--help"], env={"COLUMNS": "200"})
+    assert result.exit_code == 0 and "(needs matplotlib: pip install 'lsgtool[plot]')" in result.output
+
+
+def test_quick_measures_lsgtools_own_variants_without_the_slow_peers(app, runner, tmp_path):
+    """Issue 21, item 17: --quick took ~80 s where the README says under a minute; three quarters of it went to the
+    peers' point processes importing transformers' models. --variants still adds them."""
+    result = runner.invoke(app, ["profile", "--quick", "--lengths", "256", "--repeats", "1", "--no-plots",
+                                 "--out", str(tmp_path / "q"), "--json"])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert [p["variant"] for p in data["points"]] == ["full", "lsg-norm", "locost-s4d_lin"]
+    assert data["meta"]["hidden"] == 64 and data["meta"]["block_size"] == 32
+    help_text = " ".join(runner.invoke(app, ["profile", "--help"], env={"COLUMNS": "200"}).output.split())
+    assert "--quick: full,lsg-norm,locost" in help_text and "full, lsg-norm and locost at 512 and 2k tokens" in help_text
