@@ -50,8 +50,9 @@ def register_presets(register):
             config={"d_state": 512, **({} if length is None else {"max_input_length": length})},
             tokenizer="google-t5/t5-base",
             weights="flbbb/locost-gsg-pretrained",
-            hint="fetch the weights once while online (`hf download flbbb/locost-gsg-pretrained`), or build an "
-            "untrained model of the same size with random_init=True",
+            hint="fetch the weights once while online (`hf download flbbb/locost-gsg-pretrained`); without them, "
+            f"`lsgtool profile --model {name}` and `lsgtool inspect-kernels {name}` run on random weights, and in "
+            f"Python `lsgtool.load_locost({name!r}, random_init=True)` builds an untrained model of this size",
         ))
 
     for corpus, length in (("arxiv", 16384), ("pubmed", 16384), ("arxiv", 4096), ("pubmed", 4096)):

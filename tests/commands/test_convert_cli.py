@@ -80,6 +80,16 @@ def test_bad_options_exit_2_and_write_nothing(app, runner, tiny_folder, tmp_path
     assert not out.exists() and [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []
 
 
+def test_a_locost_preset_without_weights_says_what_a_command_line_user_can_do(app, runner, tmp_path, monkeypatch):
+    """Issue 21, item 17: the hint offered only `random_init=True`, a Python argument no command has."""
+    monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "no-cache"))
+    result = runner.invoke(app, ["convert", "locost-base", "--out", str(tmp_path / "never")])
+    hint = " ".join(result.stderr.split("Hint: ", 1)[-1].split())
+    assert result.exit_code == 2 and "hf download flbbb/locost-gsg-pretrained" in hint, result.stderr
+    assert "`lsgtool profile --model locost-base` and `lsgtool inspect-kernels locost-base` run on random weights" in hint
+    assert "in Python `lsgtool.load_locost('locost-base', random_init=True)`" in hint
+
+
 def test_existing_output_and_unreadable_folder(app, runner, tiny_folder, tmp_path):
     (tmp_path / "taken").mkdir()
     taken = runner.invoke(app, ["convert", str(tiny_folder), "--out", str(tmp_path / "taken")])

@@ -221,7 +221,8 @@ def resolve(name_or_path: str | os.PathLike, *, revision: str | None = None, tok
         if preset.weights is None:
             if weights_needed:
                 raise UsageError(f"preset {name!r} has no weights on this machine.",
-                                 preset.hint or "train it first, or build it with random weights (random_init=True).")
+                                 preset.hint or f"train it first; in Python, `lsgtool.load({name!r}, random_init=True)` "
+                                                 "builds it with random weights.")
             return Source(name, Path("."), preset.kind, "preset", dict(preset.config), preset.tokenizer, name,
                           dict(preset.config))
         try:
