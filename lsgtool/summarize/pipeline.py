@@ -84,7 +84,7 @@ class Budget:
         caching = [True, False] if can_skip_cache(s) else [None]
         for cache in caching:
             needed = estimate(s, top + s.specials, cache)
-            if needed.total_mb <= self.memory_limit_mb:
+            if needed.fits(self.memory_limit_mb):
                 self._cache(cache, needed, top)
                 return model_budget, "the model's input limit"
         cache = caching[-1]
@@ -233,7 +233,7 @@ def summarize_documents(docs: list[Document], summarizer, overflow: str = "auto"
     limit = summarizer.budget
     together = [i for i, n in enumerate(counts) if overflow != "chunk" and (limit is None or n <= limit)]
     width = max((len(encoded[i]) for i in together), default=0)
-    if memory_limit_mb is not None and estimate(summarizer, width * len(together)).total_mb > memory_limit_mb:
+    if memory_limit_mb is not None and not estimate(summarizer, width * len(together)).fits(memory_limit_mb):
         together = []  # the batch does not fit: one by one, each with its own memory budget
     results: dict[int, DocumentSummary] = {}
     if len(together) > 1:

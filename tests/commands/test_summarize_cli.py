@@ -94,13 +94,19 @@ def test_locost_reads_a_long_input_in_one_pass_and_t5_by_its_tokenizers_limit(ru
 
 
 def test_memory_limit_sends_a_long_locost_pass_through_windows(runner, app, models, tmp_path, text):
+    from lsgtool.summarize.memory import MARGIN, estimate
+
     doc = tmp_path / "long.txt"
     doc.write_text(text(30))
-    args = [str(doc), "--model", str(models / "locost"), *GEN, "--memory-limit", "1"]
+    summarizer = load_abstractive(str(models / "locost"), {"max_new_tokens": 6})
+    n = len(summarizer.encode(doc.read_text()))
+    whole, quarter = (estimate(summarizer, k, False).total_mb * MARGIN for k in (n, n // 4))
+    limit = (whole + quarter) / 2  # a quarter of the document fits one pass, the whole does not
+    args = [str(doc), "--model", str(models / "locost"), *GEN, "--memory-limit", f"{limit:.3f}"]
     record = _json(runner, app, args)
-    assert record["route"] == "hierarchical" and record["dropped_tokens"] == 0
+    assert record["route"] == "hierarchical" and record["dropped_tokens"] == 0 and record["windows"][0] >= 2
     refused = runner.invoke(app, ["summarize", *args, "--overflow", "error"])
-    assert refused.exit_code == 2 and "the memory limit (1 MB)" in refused.stderr
+    assert refused.exit_code == 2 and f"the memory limit ({limit:,.0f} MB)" in refused.stderr
 
 
 def test_per_chapter_keeps_the_titles_in_markdown_and_json(runner, app, models, tmp_path):
@@ -189,13 +195,13 @@ def test_rouge_scores_of_known_pairs():
 
 
 def test_locost_decodes_without_the_cross_attention_cache_when_only_that_fits(runner, app, models, tmp_path, text):
-    from lsgtool.summarize.memory import estimate
+    from lsgtool.summarize.memory import MARGIN, estimate
 
     doc = tmp_path / "long.txt"
     doc.write_text(text(30))
     summarizer = load_abstractive(str(models / "locost"), {"max_new_tokens": 6})
     n = len(summarizer.encode(doc.read_text()))
-    with_cache, without = estimate(summarizer, n, True).total_mb, estimate(summarizer, n, False).total_mb
+    with_cache, without = (estimate(summarizer, n, cache).total_mb * MARGIN for cache in (True, False))
     assert without < with_cache
     between = f"{(with_cache + without) / 2:.4f}"  # the pass fits only without the cache, by the estimate itself
     record = _json(runner, app, [str(doc), "--model", str(models / "locost"), *GEN, "--memory-limit", between])
