@@ -165,3 +165,16 @@ def test_importing_all_of_core_loads_nothing_above_it():
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True,
                           env={"HF_HUB_OFFLINE": "1", "PATH": "/usr/bin:/bin"})
     assert done.stdout.strip() == "[]", done.stdout
+
+
+def test_the_cli_uses_public_typer_and_click_api_only():
+    private = {str(p.relative_to(PACKAGE)): sorted(n for n in imported_modules(p)
+                                                    if any(part.startswith("_") for part in n.split(".")[1:2])
+                                                    and _within(n.split(".")[0], "typer", "click"))
+               for p in _modules(PACKAGE)}
+    assert {k: v for k, v in private.items() if v} == {}
+    cli = [PACKAGE / "cli.py", *_modules(PACKAGE / "commands")]
+    swapped = [str(p.relative_to(PACKAGE)) for p in cli
+               if any(isinstance(node, ast.Attribute) and node.attr == "__class__" and isinstance(node.ctx, ast.Store)
+                      for node in ast.walk(ast.parse(p.read_text())))]
+    assert swapped == []  # no click parameter changes its class at run time
