@@ -19,6 +19,7 @@ from lsgtool.core.errors import ConfigError, LsgtoolError, UsageError
 _debug: ContextVar[bool] = ContextVar("lsgtool_debug", default=False)
 
 HELP = "Long-context transformers: LSG attention and LOCOST state-space encoders."
+WIDE_HELP = 100  # columns from which a command's help is drawn as rich panels
 
 
 def _guard(command: Callable[..., Any]) -> Callable[..., Any]:
@@ -98,6 +99,15 @@ class LsgtoolCommand(TyperCommand):
 
     def get_params(self, ctx) -> list:
         return _no_value_placeholders(super().get_params(ctx))
+
+    def format_help(self, ctx, formatter) -> None:
+        """Rich panels where there is room; below ``WIDE_HELP`` columns click's two-column layout, whose option
+        names are never cut (rich's table gives names, types and help equal shares of a narrow terminal)."""
+        if formatter.width >= WIDE_HELP:
+            return super().format_help(ctx, formatter)
+        plain = ctx.make_formatter()
+        super(TyperCommand, self).format_help(ctx, plain)  # click's own layout (the class after typer's)
+        formatter.write(plain.getvalue().replace("\\[", "["))  # rich's markup escapes mean nothing here
 
     def collect_usage_pieces(self, ctx) -> list[str]:
         pieces = [self.options_metavar] if self.options_metavar else []
