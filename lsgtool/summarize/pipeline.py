@@ -211,6 +211,12 @@ def _empty(doc: Document, summarizer, overflow: str, per_chapter: bool) -> Docum
 
 
 def _with_memory(result: DocumentSummary, summarizer) -> DocumentSummary:
+    """The finished result with its memory estimate, and a note when the summary may be as long as the text."""
+    wanted = summarizer.generation.values["max_new_tokens"] if summarizer.generation else summarizer.budget
+    read = result.total("input_tokens")
+    if read and wanted >= read:
+        result.document.notes.append(f"--max-new-tokens {wanted:,} is not below the input's {read:,} tokens: the "
+                                     "summary may be as long as the text (a shorter budget summarises)")
     if summarizer.method == "abstractive":
         result.memory = estimate(summarizer, min(result.total("encoded_tokens"), summarizer.limit or 10**12)).to_dict()
         result.memory["cross_attention_cache"] = getattr(summarizer.model, "cross_attention_cached", True)

