@@ -18,7 +18,8 @@ import lsgtool
 
 PACKAGE = Path(lsgtool.__file__).parent
 CORE = PACKAGE / "core"
-APP_LAYERS = ("summarize", "finetune", "inspection", "profiling", "documents", "settings", "plots", "progress")
+APP_LAYERS = ("summarize", "finetune", "inspection", "profiling", "conversion", "documents", "settings", "plots",
+              "progress")
 COMMAND_HELPERS = ("__init__", "_common", "_progress", "_prompt", "_guided")
 COMMAND_MODULE_LINES, COMMAND_BODY_LINES = 200, 25
 

@@ -150,6 +150,10 @@ def _merge(settings: Settings, layer: dict, where: str) -> None:
 
 
 def _typed(section: str, key: str, value: Any, default: Any, where: str) -> Any:
+    if (section, key) == ("model", "dropout"):  # a number or nothing (the model's own)
+        if value is None or isinstance(value, (int, float)) and not isinstance(value, bool):
+            return None if value is None else float(value)
+        raise UsageError(f"{where}: model.dropout must be a number, got {value!r}.", "e.g. --set model.dropout=0.1.")
     if default is None or isinstance(default, str) and key == "ratio":
         return value if not (key == "ratio" and isinstance(value, (int, float))) else str(value)
     if isinstance(default, bool):

@@ -71,6 +71,8 @@ def check_out(out: Path, resume: bool, overwrite: bool, settings: Settings | Non
 
     if resume and overwrite:
         raise UsageError("--resume and --overwrite contradict each other.", "resume the run, or replace it.")
+    if out.is_dir() and not out.is_symlink() and not any(out.iterdir()) and not resume:
+        return  # an empty folder: nothing to lose
     if out.exists():
         marker = read_marker(out) if out.is_dir() else None
         if (marker or {}).get("command") != COMMAND:

@@ -141,8 +141,9 @@ class Outputs:
         return name
 
     def write_jsonl(self, records: list[dict[str, Any]]) -> str:
-        write_file(self.folder / JSONL, "".join(render(r, "jsonl") for r in records))
-        return JSONL
+        name = self.single_name or JSONL  # --out FILE.jsonl is that file, never a summaries.jsonl beside it
+        write_file(self.folder / name, "".join(render(r, "jsonl") for r in records))
+        return name
 
 
 def _shard(jobs: list[Job], cpu: bool):
@@ -172,10 +173,12 @@ def _message(exc: BaseException) -> str:
 
 def run(jobs: list[Job], outputs: Outputs | None, summarize: Callable, identity: dict[str, Any], resume: bool,
         on_start: Callable[[Job, int, int], None] = lambda job, i, n: None, keep_going: bool = True,
-        cpu: bool = True, batch_size: int = 1) -> Outcome:
+        cpu: bool = True, batch_size: int = 1,
+        finish: Callable[[Any, dict[str, Any]], dict[str, Any]] = lambda document, record: record) -> Outcome:
     """Summarise every job (this process's share), ``batch_size`` documents at a time;
     ``summarize(documents, chapters) -> [record dict, ...]`` (``chapters``: each document's ``Chapters`` store,
-    or None without outputs)."""
+    or None without outputs); ``finish(document, record)`` completes a record skipped by ``--resume`` with what
+    this run asks beside the text (scores)."""
     mine, state = _shard(jobs, cpu)
     outcome = Outcome()
     pending: list = []
@@ -191,6 +194,7 @@ def run(jobs: list[Job], outputs: Outputs | None, summarize: Callable, identity:
                     if done is None:
                         pending.append((job, document, record_key))
                         continue
+                    done = finish(document, done)  # what this run asks beside the text (scores)
                     if done["output"] != outputs.name(job) or not (outputs.folder / done["output"]).exists():
                         done["output"] = outputs.save(job, record_key, done)  # re-render what was asked now
                     outcome.records.append(done)

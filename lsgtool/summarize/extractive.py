@@ -44,6 +44,7 @@ class Extractive:
         self.window, self.budget, self.diversity = window, budget, diversity
         self.limit = None  # any length: the document is read in windows and every sentence scored
         self.generation = None
+        self.budget_given = False  # --max-new-tokens set the budget (not the default)
 
     @property
     def settings(self) -> dict:

@@ -212,9 +212,13 @@ def _empty(doc: Document, summarizer, overflow: str, per_chapter: bool) -> Docum
 
 def _with_memory(result: DocumentSummary, summarizer) -> DocumentSummary:
     """The finished result with its memory estimate, and a note when the summary may be as long as the text."""
-    wanted = summarizer.generation.values["max_new_tokens"] if summarizer.generation else summarizer.budget
+    if summarizer.generation:
+        given = summarizer.generation.sources.get("max_new_tokens", "").startswith("flag")
+        wanted = summarizer.generation.values["max_new_tokens"]
+    else:
+        given, wanted = summarizer.budget_given, summarizer.budget
     read = result.total("input_tokens")
-    if read and wanted >= read:
+    if given and read and wanted >= read:
         result.document.notes.append(f"--max-new-tokens {wanted:,} is not below the input's {read:,} tokens: the "
                                      "summary may be as long as the text (a shorter budget summarises)")
     if summarizer.method == "abstractive":

@@ -185,8 +185,10 @@ def _load(source, name: str, why: str | None, options: SummarizeOptions):
                                                                   "--model for an abstractive summary.")
         budget = options.generation.get("max_new_tokens") or 256
         window = min(4096, options.max_input_tokens or 4096)
-        return load_extractive(source, window=window, budget=budget, device=options.device,
-                               tokenizer=options.tokenizer, dtype=options.dtype), why
+        summarizer = load_extractive(source, window=window, budget=budget, device=options.device,
+                                     tokenizer=options.tokenizer, dtype=options.dtype)
+        summarizer.budget_given = options.generation.get("max_new_tokens") is not None
+        return summarizer, why
     flags = {k: v for k, v in options.generation.items() if v is not None}
     summarizer = load_abstractive(source, flags, options.tokenizer, options.device, options.dtype,
                                   trust_checkpoint=options.trust_checkpoint)
@@ -263,17 +265,16 @@ def _summarise(jobs, outputs, summarizer, why, options: SummarizeOptions, progre
         else:
             results = summarize_documents(documents, summarizer, options.overflow, options.per_chapter, progress,
                                           limit, chapters)
-        records = []
-        for document, result in zip(documents, results):
-            record = {**result.to_dict(), "why": why}
-            if options.rouge and document.reference:
-                record["rouge"] = rouge(record["summary"], document.reference, options.stemmer)
-                record["reference"] = document.reference
-            records.append(record)
-        return records
+        return [scored(document, {**result.to_dict(), "why": why}) for document, result in zip(documents, results)]
+
+    def scored(document, record: dict[str, Any]) -> dict[str, Any]:
+        if options.rouge and document.reference and "rouge" not in record:
+            record = {**record, "rouge": rouge(record["summary"], document.reference, options.stemmer),
+                      "reference": document.reference}
+        return record
 
     with progress:
         progress.inputs(len(jobs))
         return run_batch(jobs, outputs, summarise, _identity(summarizer, options), options.resume,
                          on_start=lambda job, i, n: progress.next_input(job.name, i), keep_going=len(jobs) > 1,
-                         cpu=options.device == "cpu", batch_size=options.batch_size)
+                         cpu=options.device == "cpu", batch_size=options.batch_size, finish=scored)

@@ -57,7 +57,8 @@ def test_a_kill_between_record_and_output_leaves_a_file_the_next_run_may_replace
     monkeypatch.setattr(batch, "write_file", real)
     resumed = runner.invoke(app, [*args, "--resume"])
     assert resumed.exit_code == 0, resumed.output
-    assert json.loads(resumed.stdout)["done"] >= 1  # a pending record is not a finished input: redone
+    report = json.loads(resumed.stdout)
+    assert report["done"] == 2 and report["skipped"] == 0  # a pending record is not a finished input: redone
     overwritten = runner.invoke(app, [*args, "--overwrite"])
     assert overwritten.exit_code == 0, overwritten.output
 
@@ -247,3 +248,35 @@ def test_a_budget_as_long_as_the_document_is_said_not_silently_taken(runner, app
     assert any("--max-new-tokens 99,999,999,999 is not below the input's" in note for note in record["notes"])
     short = _record(runner, app, [str(doc), "--model", "minilm", "--max-new-tokens", "20"])
     assert not any("--max-new-tokens" in note for note in short["notes"])
+
+
+def test_the_default_budget_on_a_short_input_names_no_flag_the_user_never_typed(runner, app, models, tmp_path, text):
+    doc = tmp_path / "doc.txt"
+    doc.write_text(text(1))
+    record = _record(runner, app, [str(doc), "--model", str(models / "bart-lsg"), "--num-beams", "1"])
+    assert record["input_tokens"] < 256 and not any("--max-new-tokens" in note for note in record["notes"])
+
+
+def test_one_input_to_a_jsonl_file_writes_that_file_and_nothing_beside_it(runner, app, models, tmp_path, text):
+    doc, out = tmp_path / "doc.txt", tmp_path / "o"
+    doc.write_text(text(1))
+    out.mkdir()
+    (out / "summaries.jsonl").write_text("mine\n")  # a user's own file beside the asked one
+    result = runner.invoke(app, ["summarize", str(doc), "--model", str(models / "bart-lsg"), *GEN,
+                                 "--out", str(out / "res.jsonl")])
+    assert result.exit_code == 0, result.output
+    assert (out / "summaries.jsonl").read_text() == "mine\n"
+    assert json.loads((out / "res.jsonl").read_text())["input"] == str(doc)
+
+
+def test_resume_with_rouge_scores_the_inputs_it_skips(runner, app, models, tmp_path):
+    data = tmp_path / "data.jsonl"
+    data.write_text("".join(json.dumps({"article": f"The storm {i} came over the hills. The river rose.",
+                                        "summary": "A storm."}) + "\n" for i in range(2)))
+    args = ["summarize", "--dataset", str(data), "--model", str(models / "bart-lsg"), *GEN, "--out",
+            str(tmp_path / "out"), "--json"]
+    assert runner.invoke(app, args).exit_code == 0
+    again = runner.invoke(app, [*args, "--resume", "--rouge"])
+    report = json.loads(again.stdout)
+    assert report["skipped"] == 2 and set(report["rouge"]) == {"rouge1", "rouge2", "rougeLsum"}
+    assert report["bertscore"] != {"not_computed": "no references to score against"}

@@ -43,3 +43,15 @@ def test_changed_names_every_key_that_differs(tmp_path):
     assert changed(read_saved(saved), before) == []
     assert changed(settings(train={"lr": 5e-2, "batch_size": 4}), read_saved(saved)) == [
         ("train.lr", 5e-2, 1e-3), ("train.batch_size", 4, 8)]
+
+
+def test_a_dropout_that_is_not_a_number_is_a_usage_error():
+    import pytest
+
+    from lsgtool.core.errors import UsageError
+    from lsgtool.finetune.config import resolve
+
+    for value in ("abc", "[1]"):
+        with pytest.raises(UsageError, match="model.dropout must be a number"):
+            resolve(None, None, {"model": {"name": "m"}, "data": {"name": "d"}}, [f"model.dropout={value}"])
+    assert resolve(None, None, {"model": {"name": "m"}, "data": {"name": "d"}}, ["model.dropout=0.2"]).model.dropout == 0.2
