@@ -19,7 +19,7 @@ from lsgtool.core.errors import ConfigError, LsgtoolError, UsageError
 _debug: ContextVar[bool] = ContextVar("lsgtool_debug", default=False)
 
 HELP = "Long-context transformers: LSG attention and LOCOST state-space encoders."
-WIDE_HELP = 100  # columns from which a command's help is drawn as rich panels
+WIDE_HELP = 120  # columns from which a command's help is drawn as rich panels (convert's names fit from 115)
 
 
 def _guard(command: Callable[..., Any]) -> Callable[..., Any]:
@@ -103,7 +103,9 @@ class LsgtoolCommand(TyperCommand):
     def format_help(self, ctx, formatter) -> None:
         """Rich panels where there is room; below ``WIDE_HELP`` columns click's two-column layout, whose option
         names are never cut (rich's table gives names, types and help equal shares of a narrow terminal)."""
-        if formatter.width >= WIDE_HELP:
+        import shutil
+
+        if shutil.get_terminal_size().columns >= WIDE_HELP:  # what rich draws in (COLUMNS, else the terminal)
             return super().format_help(ctx, formatter)
         plain = ctx.make_formatter()
         super(TyperCommand, self).format_help(ctx, plain)  # click's own layout (the class after typer's)

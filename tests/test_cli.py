@@ -148,15 +148,17 @@ def test_shell_completion_completes_commands_and_options():
     assert "--max-length" in complete("lsgtool convert --max")
 
 
+@pytest.mark.parametrize("columns", ["80", "120", "200"])
 @pytest.mark.parametrize("command", ["convert", "profile", "inspect-kernels", "summarize", "finetune", "plugins"])
-def test_every_option_name_is_whole_in_the_help_at_80_columns(runner, command):
+def test_every_option_name_is_whole_in_the_help_at_80_columns(runner, command, columns):
     """Issue 21, item 17: rich's option table, squeezed into 80 columns, cut --no-repeat-ngram-size and
-    --pass-global-to-decoder; below 100 columns the help is click's two-column layout."""
+    --pass-global-to-decoder; below 120 columns the help is click's two-column layout, rich's panels above."""
     import re
 
     app = create_app(make_plugin_manager(load_installed=False))
-    result = runner.invoke(app, [command, "--help"], env={"COLUMNS": "80"})
+    result = runner.invoke(app, [command, "--help"], env={"COLUMNS": columns})
     assert result.exit_code == 0, result.output
+    assert ("╭" in result.output) == (int(columns) >= 120)  # rich panels only where they fit
     names = {opt for param in typer.main.get_command(app).get_command(None, command).params
              for opt in (*param.opts, *param.secondary_opts) if opt.startswith("--")}
     cut = sorted(name for name in names if not re.search(re.escape(name) + r"(?![\w-]|…)", result.output))
