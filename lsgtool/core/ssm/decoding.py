@@ -4,7 +4,8 @@ A T5 decoder caches, per layer, the keys and values of every encoder position: 2
 for LOCOST-base on a 1M-token book in float32 (the encoder output itself is 3 GB). Without that cache, keys
 and values are never formed: per head h, q_h·(X W_k,h)ᵀ = (q_h W_k,h) Xᵀ and p_h (X W_v,h) = (p_h X) W_v,hᵀ, so a
 decoding step reads the encoder output X directly (2·H·L·E multiply-adds per layer instead of 2·L·E, no
-memory beyond the scores). ``LocostForConditionalGeneration.set_cross_attention_cache(False)`` switches to it;
+memory beyond the scores), with the heads and beams folded into the rows of two matmuls per layer so that X is
+read twice per layer, as a cache would be. ``LocostForConditionalGeneration.set_cross_attention_cache(False)`` switches to it;
 the encoder output is then shared by all beams of a single input instead of being copied per beam.
 Legend: B batch (or beams), H heads, Q query positions, L encoder positions, E model width, D head width.
 """
@@ -28,13 +29,35 @@ class LocostCrossAttention(T5Attention):
         return self.without_cache(hidden_states, key_value_states, mask), None, None
 
     def without_cache(self, hidden: Tensor, states: Tensor, mask: Tensor | None) -> Tensor:
+        """Every head (and every beam sharing ``states``) folded into the rows of one matmul for the scores and
+        one for the read: X is read twice per layer, not twice per head and beam (a broadcast 4-D matmul runs
+        one product per head against the same X)."""
+        B, Q, E = hidden.shape
+        H, D = self.n_heads, self.key_value_proj_dim
+        S, L = states.shape[0], states.shape[1]  # S: encoder outputs (1 shared by all beams, or one per row)
+        G = B // S  # rows of the decoder reading each encoder output
+        q = self.q(hidden).view(B, Q, H, D)  # (B Q H D)
+        w_k = self.k.weight.view(H, D, -1)  # (H D E)
+        w_v = self.v.weight.view(H, D, -1)
+        qk = torch.einsum("bqhd,hde->bhqe", q, w_k).reshape(S, G * H * Q, E)  # (S G·H·Q E)
+        scores = torch.bmm(qk, states.transpose(1, 2)).view(B, H, Q, L)  # T5 does not scale
+        if mask is not None:
+            scores = scores.masked_fill(~mask, torch.finfo(scores.dtype).min) if mask.dtype == torch.bool else scores + mask
+        weights = scores.float().softmax(-1).to(states.dtype).view(S, G * H * Q, L)
+        read = torch.bmm(weights, states).view(B, H, Q, E)  # (B H Q E)
+        out = torch.einsum("bhqe,hde->bqhd", read, w_v).reshape(B, Q, H * D)  # (B Q H·D)
+        return self.o(out)
+
+    def without_cache_per_head(self, hidden: Tensor, states: Tensor, mask: Tensor | None) -> Tensor:
+        """The same, one product per head against X (broadcast): the readable reference the tests hold the
+        folded path to."""
         B, Q, E = hidden.shape
         H, D = self.n_heads, self.key_value_proj_dim
         q = self.q(hidden).view(B, Q, H, D)  # (B Q H D)
         w_k = self.k.weight.view(H, D, -1)  # (H D E)
         w_v = self.v.weight.view(H, D, -1)
         qk = torch.einsum("bqhd,hde->bhqe", q, w_k)  # (B H Q E)
-        scores = qk @ states.transpose(1, 2).unsqueeze(1)  # (B H Q L); T5 does not scale
+        scores = qk @ states.transpose(1, 2).unsqueeze(1)  # (B H Q L)
         if mask is not None:
             scores = scores.masked_fill(~mask, torch.finfo(scores.dtype).min) if mask.dtype == torch.bool else scores + mask
         weights = scores.float().softmax(-1).to(states.dtype)

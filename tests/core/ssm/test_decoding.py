@@ -42,3 +42,17 @@ def test_generation_is_the_same_and_beams_share_one_encoder_output(beams, batch)
     hook.remove()
     assert torch.equal(got, expected)
     assert set(seen) == {1 if batch == 1 else batch * beams}  # one input: one encoder output for every beam
+
+
+@pytest.mark.parametrize("shared", [True, False])
+@torch.no_grad()
+def test_the_folded_read_equals_one_product_per_head(shared):
+    model = _model()
+    attention = model.decoder.block[0].layer[1].EncDecAttention
+    beams, L = 3, 57
+    hidden = torch.randn(beams, 2, 32)
+    states = torch.randn(1 if shared else beams, L, 32)
+    mask = torch.zeros(1 if shared else beams, 1, 1, L)
+    mask[..., -5:] = torch.finfo(torch.float32).min  # padding at the end
+    torch.testing.assert_close(attention.without_cache(hidden, states, mask),
+                               attention.without_cache_per_head(hidden, states, mask), rtol=1e-5, atol=1e-6)
