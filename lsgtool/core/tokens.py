@@ -1,9 +1,16 @@
-"""Token-id helpers that hold for any tokenizer (slow, fast, SentencePiece): truncation that keeps the
-special tokens a tokenizer puts around a sequence."""
+"""Token-id helpers that hold for any tokenizer (slow, fast, SentencePiece): counting without special tokens,
+and truncation that keeps the special tokens a tokenizer puts around a sequence."""
 
 from __future__ import annotations
 
-__all__ = ["truncate_ids"]
+__all__ = ["count_tokens", "truncate_ids"]
+
+
+def count_tokens(tokenizer, texts: list[str]) -> list[int]:
+    """Tokens of each text, special tokens not counted (one tokenizer call for all of them)."""
+    if not texts:
+        return []
+    return [len(ids) for ids in tokenizer(texts, add_special_tokens=False, verbose=False)["input_ids"]]
 
 
 def truncate_ids(tokenizer, ids: list[int], keep: int) -> list[int]:

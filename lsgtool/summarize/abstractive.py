@@ -16,7 +16,7 @@ import torch
 
 from lsgtool.core.lsg.folder import is_lsg_model
 from lsgtool.core.errors import UsageError
-from lsgtool.core.tokens import truncate_ids
+from lsgtool.core.tokens import count_tokens, truncate_ids
 from lsgtool.summarize.generation import Generation
 from lsgtool.progress import Progress
 
@@ -113,9 +113,7 @@ class Abstractive:
 
     def count(self, texts: list[str]) -> list[int]:
         """Tokens of each text, special tokens not counted."""
-        if not texts:
-            return []
-        return [len(ids) for ids in self.tokenizer(texts, add_special_tokens=False, verbose=False)["input_ids"]]
+        return count_tokens(self.tokenizer, texts)
 
     def encode(self, text: str) -> list[int]:
         """Token ids with the tokenizer's special tokens (the one tokenisation of a text: counted and generated

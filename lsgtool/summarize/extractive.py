@@ -16,6 +16,7 @@ import torch
 import torch.nn.functional as F
 
 from lsgtool.core.errors import UsageError
+from lsgtool.core.tokens import count_tokens
 from lsgtool.documents.sentences import sentence_spans
 from lsgtool.progress import Progress
 
@@ -57,9 +58,8 @@ class Extractive:
         return self.window - self.tokenizer.num_special_tokens_to_add(pair=False)
 
     def count(self, texts: list[str]) -> list[int]:
-        if not texts:
-            return []
-        return [len(ids) for ids in self.tokenizer(texts, add_special_tokens=False, verbose=False)["input_ids"]]
+        """Tokens of each text, special tokens not counted."""
+        return count_tokens(self.tokenizer, texts)
 
     def _groups(self, lengths: list[int]) -> list[list[int]]:
         """Consecutive sentences packed into windows (every sentence fits one: longer ones were cut)."""
@@ -127,10 +127,13 @@ class Extractive:
         longest = max(1, min(self.budget, self.room))
         if all(n <= longest for n in lengths):
             return spans, lengths
-        cut = []
+        cut, cut_lengths = [], []
         for (a, b), n in zip(spans, lengths):
-            cut += [(a, b)] if n <= longest else token_runs(text, a, b, self.count, longest)
-        return cut, self.count([" ".join(text[a:b].split()) for a, b in cut])
+            runs = [(a, b)] if n <= longest else token_runs(text, a, b, self.count, longest)
+            cut += runs
+            cut_lengths += [n] if len(runs) == 1 and runs[0] == (a, b) else \
+                self.count([" ".join(text[c:d].split()) for c, d in runs])  # only the pieces are counted anew
+        return cut, cut_lengths
 
     def summarize(self, text: str, progress: Progress | None = None, overflow: str = "auto") -> Picked:
         """Pick sentences; a document longer than one window is read in windows (``overflow`` auto or chunk),

@@ -8,7 +8,6 @@ its model are available.
 
 from __future__ import annotations
 
-from statistics import mean
 
 from lsgtool.core.errors import UsageError
 from lsgtool.documents.sentences import sentences
@@ -29,13 +28,6 @@ def rouge(prediction: str, reference: str, stem: bool = True, scorer=None) -> di
     scorer = scorer or make_scorer(stem)
     scores = scorer.score("\n".join(sentences(reference)), "\n".join(sentences(prediction)))
     return {m: {"precision": s.precision, "recall": s.recall, "f1": s.fmeasure} for m, s in scores.items()}
-
-
-def rouge_all(pairs: list[tuple[str, str]], stem: bool = True) -> tuple[list[dict], dict[str, float]]:
-    """Per pair scores, and the mean F1 of each metric over the pairs."""
-    scorer = make_scorer(stem)
-    each = [rouge(prediction, reference, stem, scorer) for prediction, reference in pairs]
-    return each, {m: mean(s[m]["f1"] for s in each) for m in METRICS} if each else {}
 
 
 def bertscore(pairs: list[tuple[str, str]]) -> tuple[dict[str, float] | None, str | None]:
