@@ -1,8 +1,12 @@
 """Bidirectional SSM convolution (LOCOST eq. 3) through the FFT, with O(L²) and recurrent references.
 
-y_j = Σ_{l≤j} κ←_{j-l} u_l + Σ_{l≥j} κ→_{l-j} u_l + D u_j. Both kernels go into one length-2L circular
-kernel [κ← | 0 | reversed κ→], so a single FFT of size 2L (App. A) computes both halves.
-Legend: B batch, H channels, L length.
+y_j = Σ_{l≤j} κ←_{j-l} u_l + Σ_{l≥j} κ→_{l-j} u_l + D u_j. Both kernels go into one circular kernel
+[κ← | 0 | reversed κ→], so a single FFT computes both halves (App. A). Its size n only has to keep the two
+halves from wrapping onto each other: n ≥ L + K - 1 where K is the kernel's length before it has decayed to
+zero (``S4DKernel.reach``), so n can be far below the paper's 2L on inputs longer than the kernel's reach, and
+it is rounded up to a 2·3·5-smooth size (an FFT of a length with a large prime factor is several times slower:
+2·1,076,905 is 2·5·215,381).
+Legend: B batch, H channels, L length, K kernel length, n FFT size.
 """
 
 from __future__ import annotations
@@ -11,14 +15,37 @@ import torch
 from torch import Tensor
 
 
-def circular_kernel(kernel: Tensor) -> Tensor:
-    """(c H L) kernels -> (H 2L): causal part at [0, L), anti-causal reversed at (L, 2L) and added at 0."""
-    c, H, L = kernel.shape
-    out = kernel.new_zeros(H, 2 * L)
-    out[:, :L] = kernel[0]
+def fft_size(n: int) -> int:
+    """The smallest 2^a·3^b·5^c ≥ n (sizes the FFT factors into small radices)."""
+    best = 1 << max(0, n - 1).bit_length()
+    five = 1
+    while five < best:
+        three = five
+        while three < best:
+            size = three
+            while size < n:
+                size *= 2
+            best, three = min(best, size), three * 3
+        five *= 5
+    return best
+
+
+def kernel_length(kernel: Tensor) -> int:
+    """K: one past the last position where any channel's kernel is non-zero (at least 1)."""
+    nonzero = (kernel != 0).flatten(0, -2).any(0).nonzero()
+    return int(nonzero[-1]) + 1 if len(nonzero) else 1
+
+
+def circular_kernel(kernel: Tensor, n: int) -> Tensor:
+    """(c H K) kernels -> (H n), n ≥ 2K - 1: causal part at [0, K), anti-causal reversed at (n - K, n), both
+    sharing position 0."""
+    c, H, K = kernel.shape
+    out = kernel.new_zeros(H, n)
+    out[:, :K] = kernel[0]
     if c == 2:
         out[:, 0] += kernel[1, :, 0]
-        out[:, L + 1 :] = kernel[1, :, 1:].flip(-1)
+        if K > 1:
+            out[:, n - K + 1 :] = kernel[1, :, 1:].flip(-1)
     return out
 
 
@@ -26,8 +53,10 @@ def bissm_fft(u: Tensor, kernel: Tensor, D: Tensor) -> Tensor:
     """FFT convolution: u (B H L), kernel (c H L) with c = 2 (bidirectional) or 1 (causal), D (H)."""
     L = u.shape[-1]
     work = u.float() if u.dtype in (torch.bfloat16, torch.float16) else u  # FFTs run in fp32 at least
-    k_f = torch.fft.rfft(circular_kernel(kernel.to(work.dtype)), n=2 * L)
-    y = torch.fft.irfft(torch.fft.rfft(work.contiguous(), n=2 * L) * k_f, n=2 * L)[..., :L]  # MKL needs contiguous rows
+    K = kernel_length(kernel)
+    n = fft_size(L + K - 1)
+    k_f = torch.fft.rfft(circular_kernel(kernel[..., :K].to(work.dtype), n), n=n)
+    y = torch.fft.irfft(torch.fft.rfft(work.contiguous(), n=n) * k_f, n=n)[..., :L]  # MKL needs contiguous rows
     return (y + work * D.to(work.dtype)[:, None]).to(u.dtype)
 
 

@@ -4,7 +4,7 @@ import pytest
 import torch
 
 import lsgtool.core.ssm.kernels as kernels
-from lsgtool.core.ssm.bissm import bissm_direct, bissm_fft, causal_recurrence
+from lsgtool.core.ssm.bissm import bissm_direct, bissm_fft, causal_recurrence, fft_size, kernel_length
 from lsgtool.plugins.manager import make_plugin_manager
 
 VARIANTS = sorted(make_plugin_manager().registry("ssm_variants"))
@@ -81,3 +81,43 @@ def test_reach_truncates_only_what_has_decayed():
     assert 0 < reach < 10**7
     long = kernel(reach + 50)
     assert long[..., reach:].abs().max() == 0 and long[..., reach - 50 : reach].abs().max() < 1e-15
+
+
+def test_fft_size_is_the_smallest_smooth_length():
+    for n in [1, 2, 7, 97, 1000, 1047, 2049]:
+        size = fft_size(n)
+        assert size >= n and _only_2_3_5(size)
+        assert not any(_only_2_3_5(m) for m in range(n, size))
+    big = fft_size(2 * 1_076_905)  # the KJV's 2L = 2·5·215,381, a prime factor: the slow FFT the paper's 2L gave
+    assert _only_2_3_5(big) and not any(_only_2_3_5(m) for m in range(2 * 1_076_905, big))
+
+
+def _only_2_3_5(n):
+    for p in (2, 3, 5):
+        while n % p == 0:
+            n //= p
+    return n == 1
+
+
+@pytest.mark.parametrize("L", [5, 257, 1031])
+@pytest.mark.parametrize("reach", [1, 2, 40])
+def test_a_kernel_shorter_than_the_input_convolves_as_the_direct_sum(L, reach):
+    """The FFT shrinks to L + K - 1 (not 2L) when the kernel is zero past K: both halves must still not wrap."""
+    torch.manual_seed(L + reach)
+    u, D = torch.randn(2, 3, L, dtype=torch.float64), torch.randn(3, dtype=torch.float64)
+    K = torch.randn(2, 3, L, dtype=torch.float64)
+    K[..., reach:] = 0
+    assert kernel_length(K) == min(reach, L)
+    torch.testing.assert_close(bissm_fft(u, K, D), bissm_direct(u, K, D), rtol=1e-9, atol=1e-9)
+    torch.testing.assert_close(bissm_fft(u, K[:1], D), bissm_direct(u, K[:1], D), rtol=1e-9, atol=1e-9)
+
+
+def test_float32_kernels_of_fast_decaying_modes_equal_the_closed_form():
+    """Decayed modes give subnormal products, which the kernel's matmul skips: the kernel must not change."""
+    torch.manual_seed(0)
+    kernel = make_plugin_manager().registry("ssm_variants")["s4d_lin"](6, 64, channels=2, dt_min=0.01, dt_max=0.1)
+    L = 8000  # the fastest modes (exp(-0.05 l)) pass 1e-38 near l = 1,750: the tables hold subnormal products
+    dtA, C = (t.to(torch.complex128) for t in kernel.modes())
+    closed = 2 * (C[:, :, :, None] * (dtA[:, :, None] * torch.arange(L)).exp()).sum(2).real
+    with torch.no_grad():
+        torch.testing.assert_close(kernel(L).double(), closed, rtol=1e-5, atol=1e-7)
