@@ -1,9 +1,12 @@
 """One decoding step's cross-attention over a long encoder output: LOCOST without the key/value cache, one
 product per head (as shipped before issue 23) vs heads and beams folded into the rows of two matmuls, beside
-reading an already formed cache (the peer the fold must approach). Width 768, 12 heads, 1 thread.
+reading an already formed cache (the peer the fold must approach), and reading X twice at the bandwidth a
+``torch.sum`` of X reaches in the same run (the fold's floor). Width 768, 12 heads, 1 and 2 threads.
+``--peaked`` multiplies the decoder state by 30: scores spread over hundreds, so most softmax weights over a
+long input fall below 1e-38 (subnormal floats, which the folded read zeroes on CPUs).
 
-    python benchmarks/decoding.py                     # 64K tokens, beams 1 and 4
-    python benchmarks/decoding.py --length 16384 --beams 1,2,4
+    python benchmarks/decoding.py                     # 64K tokens, beams 1 and 4, 1 and 2 threads
+    python benchmarks/decoding.py --length 16384 --beams 1,2,4 --threads 2 --peaked
 """
 
 from __future__ import annotations
@@ -32,24 +35,32 @@ def main() -> None:
     parser.add_argument("--length", type=int, default=65536)
     parser.add_argument("--beams", default="1,4")
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--threads", default="1,2")
+    parser.add_argument("--peaked", action="store_true", help="decoder states x30 (most weights subnormal)")
     args = parser.parse_args()
-    torch.set_num_threads(1)
     torch.manual_seed(0)
     E, H, L = 768, 12, args.length
     config = LocostConfig(vocab_size=100, d_model=E, d_kv=E // H, d_ff=64, num_layers=1, num_decoder_layers=1,
                           num_heads=H, d_state=8, pad_token_id=0, eos_token_id=1, decoder_start_token_id=0)
     attention = LocostForConditionalGeneration(config).eval().decoder.block[0].layer[1].EncDecAttention
     states, mask = torch.randn(1, L, E), torch.zeros(1, 1, 1, L)
-    print(f"cross-attention of one decoding step, L={L:,}, E={E}, {H} heads, 1 thread (best of {args.repeats})")
-    for beams in map(int, args.beams.split(",")):
-        hidden = torch.randn(beams, 1, E)
-        keys, values, query = (torch.randn(beams, H, L, E // H), torch.randn(beams, H, L, E // H),
-                               torch.randn(beams, H, 1, E // H))
-        per_head = _best(lambda: attention.without_cache_per_head(hidden, states, mask), args.repeats)
-        folded = _best(lambda: attention.without_cache(hidden, states, mask), args.repeats)
-        cached = _best(lambda: (query @ keys.transpose(-1, -2)).softmax(-1) @ values, args.repeats)
-        print(f"beams {beams}: per head {per_head:,.1f} ms, folded {folded:,.1f} ms, cached read {cached:,.1f} ms; "
-              f"folded is {per_head / folded:.1f}x faster than per head, {folded / cached:.2f}x a cached read")
+    print(f"cross-attention of one decoding step, L={L:,}, E={E}, {H} heads (best of {args.repeats})"
+          f"{', peaked scores' if args.peaked else ''}")
+    for threads in map(int, args.threads.split(",")):
+        torch.set_num_threads(threads)
+        floor = 2 * _best(lambda: states.sum(), args.repeats)
+        print(f"{threads} thread(s): reading X twice at the bandwidth of its sum: {floor:,.1f} ms "
+              f"({2 * states.numel() * 4 / floor / 1e6:,.1f} GB/s)")
+        for beams in map(int, args.beams.split(",")):
+            hidden = torch.randn(beams, 1, E) * (30 if args.peaked else 1)
+            keys, values, query = (torch.randn(beams, H, L, E // H), torch.randn(beams, H, L, E // H),
+                                   torch.randn(beams, H, 1, E // H))
+            per_head = _best(lambda: attention.without_cache_per_head(hidden, states, mask), args.repeats)
+            folded = _best(lambda: attention.without_cache(hidden, states, mask), args.repeats)
+            cached = _best(lambda: (query @ keys.transpose(-1, -2)).softmax(-1) @ values, args.repeats)
+            print(f"  beams {beams}: per head {per_head:,.1f} ms, folded {folded:,.1f} ms, cached read "
+                  f"{cached:,.1f} ms; folded is {per_head / folded:.1f}x faster than per head, "
+                  f"{folded / cached:.2f}x a cached read, {folded / floor:.2f}x reading X twice")
 
 
 if __name__ == "__main__":

@@ -45,12 +45,14 @@ def test_generation_is_the_same_and_beams_share_one_encoder_output(beams, batch)
 
 
 @pytest.mark.parametrize("shared", [True, False])
+@pytest.mark.parametrize("peaked", [False, True])
 @torch.no_grad()
-def test_the_folded_read_equals_one_product_per_head(shared):
+def test_the_folded_read_equals_one_product_per_head(shared, peaked):
+    """Peaked: scores spread over hundreds, most weights below 1e-38 (zeroed by the folded read on CPUs)."""
     model = _model()
     attention = model.decoder.block[0].layer[1].EncDecAttention
     beams, L = 3, 57
-    hidden = torch.randn(beams, 2, 32)
+    hidden = torch.randn(beams, 2, 32) * (100 if peaked else 1)
     states = torch.randn(1 if shared else beams, L, 32)
     mask = torch.zeros(1 if shared else beams, 1, 1, L)
     mask[..., -5:] = torch.finfo(torch.float32).min  # padding at the end
