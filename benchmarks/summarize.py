@@ -9,7 +9,12 @@ summaries joined). A byte-level BPE of 32,000 tokens trained on the book stands 
 which is not available offline. Needs `apt-get install bible-kjv`.
 
     python benchmarks/summarize.py --size small                       # quick: small models, the whole book
-    python benchmarks/summarize.py --size base --models locost        # the paper's setting, one pass
+    python benchmarks/summarize.py --size base --models locost --new-tokens 64   # the paper's setting, one pass
+
+Beside the stages the run measures the machine (`limits`): matmul GFLOP/s at the encoder's own shapes and memory
+bandwidth (a `torch.sum` over 1 GiB), and from them the two floors a one-pass LOCOST run is held to: the
+encoder's dense work (its projections and feed-forward: 2·L·layers·(3E² + 3E·d_ff) FLOP at that speed) and,
+per generated token without the cross-attention cache, reading the encoder output X twice per decoder layer.
     python benchmarks/summarize.py --size base --models longt5 --windows 2   # peers: N windows, extrapolated
 """
 
@@ -107,6 +112,39 @@ def build(kind: str, size: dict, vocab: int, folder: str) -> str:
     return path
 
 
+def machine(size: dict) -> dict:
+    """Matmul GFLOP/s at the encoder's shapes (a 2,048-token chunk through E x E and E x d_ff) and GB/s of a
+    1 GiB sum, measured now with the threads the run uses."""
+    import torch
+
+    def best(step, repeats=5):
+        step()
+        times = []
+        for _ in range(repeats):
+            start = time.perf_counter()
+            step()
+            times.append(time.perf_counter() - start)
+        return min(times)
+
+    E, ff, chunk = size["d_model"], size["d_ff"], 2048
+    x, square, wide = torch.randn(chunk, E), torch.randn(E, E), torch.randn(E, ff)
+    flops = 2 * chunk * (E * E + E * ff)
+    gflops = flops / best(lambda: (x @ square, x @ wide)) / 1e9
+    big = torch.randn(2**28)
+    gbs = big.numel() * 4 / best(lambda: big.sum()) / 1e9
+    return {"threads": torch.get_num_threads(), "matmul_gflops": round(gflops, 1), "bandwidth_gbs": round(gbs, 1)}
+
+
+def floors(size: dict, tokens: int, measured: dict) -> dict:
+    """What the hardware allows: the encoder's dense work, and one decoding step's two reads of X per layer."""
+    E, ff, layers = size["d_model"], size["d_ff"], size["layers"]
+    dense = 2 * tokens * layers * (3 * E * E + 3 * E * ff)
+    x_bytes = tokens * E * 4
+    return {"encoder_dense_gflop": round(dense / 1e9), "encoder_floor_s": round(dense / 1e9 / measured["matmul_gflops"], 1),
+            "x_gb": round(x_bytes / 1e9, 2),
+            "step_floor_s": round(2 * layers * x_bytes / 1e9 / measured["bandwidth_gbs"], 2)}
+
+
 def run(kind: str, size_name: str, book: str, tokenizer_folder: str, folder: str, new_tokens: int, windows: int | None):
     from lsgtool.documents import read
     from lsgtool.summarize.abstractive import load_abstractive
@@ -136,18 +174,31 @@ def run(kind: str, size_name: str, book: str, tokenizer_folder: str, folder: str
         entry["seconds"] = round(entry["seconds"] + row["seconds"], 2)
         entry["peak_mb_above_start"] = max(entry["peak_mb_above_start"], row["peak_mb_above_start"])
         entry["times"] += 1
-    return {"model": kind, "size": size_name, "words": document.words, "input_tokens": summary.input_tokens,
+    result = {"model": kind, "size": size_name, "words": document.words, "input_tokens": summary.input_tokens,
             "route": summary.route, "windows": summary.windows, "seconds": round(total, 1),
             "tokens_per_s": round(summary.input_tokens / total), "new_tokens": summary.new_tokens,
             "cross_attention_cache": getattr(summarizer.model, "cross_attention_cached", True),
-            "stage_totals": totals, "measured_windows": windows, "stages": stages.rows}
+            "stage_totals": totals, "measured_windows": windows, "stages": stages.rows,
+            "peak_mb_above_start": max(row["peak_mb_above_start"] for row in stages.rows)}
+    if kind == "locost" and windows is None:
+        measured = machine(SIZES[size_name])
+        limits = floors(SIZES[size_name], summary.input_tokens, measured)
+        encode, generate = totals.get("encode", {}).get("seconds"), totals.get("generate", {}).get("seconds")
+        steps = max(new_tokens, summary.new_tokens)
+        result["limits"] = {**measured, **limits}
+        if encode:
+            result["limits"]["encoder_vs_floor"] = round(encode / limits["encoder_floor_s"], 2)
+        if generate:
+            result["limits"]["step_s"] = round(generate / steps, 2)
+            result["limits"]["step_vs_floor"] = round(generate / steps / limits["step_floor_s"], 2)
+    return result
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--size", choices=SIZES, default="small")
     parser.add_argument("--models", default="locost,longt5,led")
-    parser.add_argument("--new-tokens", type=int, default=32, help="generated tokens per pass")
+    parser.add_argument("--new-tokens", type=int, default=64, help="generated tokens per pass (greedy)")
     parser.add_argument("--windows", type=int, help="peers: measure only the first N windows")
     parser.add_argument("--json", help="also write the results here")
     args = parser.parse_args()
