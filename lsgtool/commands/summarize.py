@@ -82,8 +82,8 @@ def summarize_command(
     summary_column: Annotated[Optional[str], typer.Option(help="Dataset column with reference summaries.",
                                                           show_default="summary, abstract, highlights, ...")] = None,
     limit: Annotated[Optional[int], typer.Option(help="Only the first N dataset rows.", min=1)] = None,
-    batch_size: Annotated[int, typer.Option(help="Inputs generated together (those one pass reads), for datasets "
-                                                 "of short documents.", min=1)] = 1,
+    batch_size: Annotated[int, typer.Option(help="Inputs generated together (those one pass reads), grouped by "
+                                                 "length; for datasets of short documents.", min=1)] = 1,
     rouge: Annotated[bool, typer.Option("--rouge", help="ROUGE-1/2/Lsum against the references (dataset summaries).")] = False,
     stemmer: Annotated[bool, typer.Option(help="Porter stemming in ROUGE.")] = True,
     trust_checkpoint: Annotated[bool, typer.Option("--trust-checkpoint", help="Allow a .ckpt with pickled objects "
@@ -156,6 +156,20 @@ def _render_batch(console: Console, data: dict[str, Any]) -> None:
         score = data["bertscore"].get("bertscore_f1")
         table.add_row("BERTScore F1", f"{100 * score:.2f}" if score is not None else
                       f"not computed: {data['bertscore']['not_computed']}")
+    if data["batches"]:
+        table.add_row("batches", _batches_line(data["batches"]))
     for failure in data["failed"]:
         table.add_row("failed", f"{failure['input']}: {failure['error']}")
     console.print(table)
+
+
+def _batches_line(batches: dict[str, Any]) -> str:
+    line = f"batches of {batches['batch_size']}, " + ("sorted by length" if batches["sorted_by_length"] else
+                                                      "in input order")
+    if batches["padding"] is None:
+        return line + ": none generated together in this run (inputs skipped, alone, or longer than one pass)"
+    line += f": {100 * batches['padding']:.1f}% padding"
+    if batches["sorted_by_length"] and batches["padding_in_input_order"] is not None:
+        line += f" (was {100 * batches['padding_in_input_order']:.1f}% in input order)"
+    summaries = batches["summary_padding"]
+    return line + (f"; summaries {100 * summaries:.1f}% padding" if summaries is not None else "")

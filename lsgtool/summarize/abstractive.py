@@ -29,6 +29,8 @@ class Generated:
     input_tokens: int
     new_tokens: int
     seconds: float
+    padded_to: int = 0  # encoder positions of its row (the batch's longest input)
+    steps: int = 0  # decoder positions of its row (the batch's longest summary)
 
 
 def model_kind(model) -> str:
@@ -169,13 +171,21 @@ class Abstractive:
         out = self.model.generate(**kwargs, encoder_outputs=encoder_outputs, streamer=streamer,
                                   logits_processor=LogitsProcessorList([_Steps(progress)]))
         seconds = (time.perf_counter() - start) / len(batch_ids)
-        pad_id = self.model.config.pad_token_id
         results = []
         for row, ids in zip(out, batch_ids):
             new = row[1:]  # after the decoder start token
             text = self.tokenizer.decode(new, skip_special_tokens=True).strip()
-            results.append(Generated(text, len(ids), int((new != (pad_id if pad_id is not None else -1)).sum()), seconds))
+            results.append(Generated(text, len(ids), self._new_tokens(new.tolist()), seconds, width, len(new)))
         return results
+
+    def _new_tokens(self, new: list[int]) -> int:
+        """Tokens generated: up to the first end of sequence, which is counted; what follows it is the padding of
+        a row that ended before the batch's longest (a token equal to the pad id before it is the model's)."""
+        eos = getattr(self.model.generation_config, "eos_token_id", None)
+        if eos is None:
+            eos = self.model.config.eos_token_id
+        ends = set(eos if isinstance(eos, (list, tuple)) else [eos]) - {None}
+        return next((i + 1 for i, token in enumerate(new) if token in ends), len(new))
 
 
 def load_abstractive(source, flags: dict[str, Any], tokenizer: str | None = None, device: str = "cpu",

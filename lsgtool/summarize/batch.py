@@ -20,6 +20,7 @@ from typing import Any, Callable
 
 from lsgtool.core.errors import Interrupted, UsageError
 from lsgtool.core.writing import clean_stale_files, write_file
+from lsgtool.summarize.grouping import POOL_CHARACTERS, POOL_GROUPS, Item, Padding, groups, input_order
 from lsgtool.summarize.inputs import Job
 from lsgtool.summarize.render import SUFFIX, render
 
@@ -34,6 +35,7 @@ class Outcome:
     skipped: int = 0
     files: list[str] = field(default_factory=list)
     main: bool = True  # the process that reports (the only one outside a distributed launch)
+    padding: Padding = field(default_factory=Padding)
 
 
 def clean_stale(folder: Path) -> list[str]:
@@ -174,55 +176,88 @@ def _message(exc: BaseException) -> str:
 def run(jobs: list[Job], outputs: Outputs | None, summarize: Callable, identity: dict[str, Any], resume: bool,
         on_start: Callable[[Job, int, int], None] = lambda job, i, n: None, keep_going: bool = True,
         cpu: bool = True, batch_size: int = 1,
-        finish: Callable[[Any, dict[str, Any]], dict[str, Any]] = lambda document, record: record) -> Outcome:
-    """Summarise every job (this process's share), ``batch_size`` documents at a time;
-    ``summarize(documents, chapters) -> [record dict, ...]`` (``chapters``: each document's ``Chapters`` store,
-    or None without outputs); ``finish(document, record)`` completes a record skipped by ``--resume`` with what
-    this run asks beside the text (scores)."""
+        finish: Callable[[Any, dict[str, Any]], dict[str, Any]] = lambda document, record: record,
+        measure: Callable[[Any], tuple[list[int] | None, bool]] | None = None, by_length: bool = True) -> Outcome:
+    """Summarise every job (this process's share), ``batch_size`` documents at a time.
+
+    ``summarize(documents, chapters, encoded, padding) -> [record dict, ...]`` (``chapters``: each document's
+    ``Chapters`` store, or None without outputs; ``encoded``: each document's tokens from ``measure`` or None;
+    ``padding``: the ``Padding`` that batches generated together are counted in); ``finish(document, record)``
+    completes a record skipped by ``--resume`` with what this run asks beside the text (scores).
+
+    ``measure(document) -> (tokens or None, generated with others?)``, given with ``by_length``: inputs are read
+    ahead in pools (``POOL_GROUPS`` groups, at most ``POOL_CHARACTERS`` of text: the texts of a large folder are
+    never all held) and each pool's inputs that one padded pass takes are grouped by their token count, so the
+    documents generated together have similar lengths; the others go one at a time. Outputs, records and the
+    report keep the input order."""
     mine, state = _shard(jobs, cpu)
     outcome = Outcome()
-    pending: list = []
+    by_length = by_length and measure is not None and batch_size > 1
+    pool_size = batch_size * POOL_GROUPS if by_length else batch_size
+    begun = iter(range(len(mine)))  # inputs begun, for on_start: in the order they are summarised
+    group: list[Item] = []
     try:
-        for start in range(0, len(mine), batch_size):
-            pending = []
-            for offset, job in enumerate(mine[start:start + batch_size]):
-                on_start(job, start + offset, len(mine))
-                try:
-                    document = job.read()
-                    record_key = key(document.digest, identity)
-                    done = outputs.finished(job, record_key) if (outputs and resume) else None
-                    if done is None:
-                        pending.append((job, document, record_key))
-                        continue
-                    done = finish(document, done)  # what this run asks beside the text (scores)
-                    if done["output"] != outputs.name(job) or not (outputs.folder / done["output"]).exists():
-                        done["output"] = outputs.save(job, record_key, done)  # re-render what was asked now
-                    outcome.records.append(done)
-                    outcome.skipped += 1
-                except FAILURES as exc:
-                    if not keep_going:
-                        raise
-                    outcome.failures.append((job.name, _message(exc)))
-            _summarise(pending, outputs, summarize, state, outcome, keep_going)
+        index = 0
+        while index < len(mine):
+            pool, characters = [], 0
+            while index < len(mine) and len(pool) < pool_size and characters < POOL_CHARACTERS:
+                item = _take(mine[index], outputs, identity, resume, finish, measure, outcome, keep_going)
+                if item is None:  # skipped by --resume, or failed to read
+                    on_start(mine[index], next(begun), len(mine))
+                else:
+                    pool.append(item)
+                    characters += len(item.document.text)
+                index += 1
+            outcome.padding.add_input_order(input_order(pool, batch_size))
+            for group in groups(pool, batch_size, by_length):
+                for item in group:
+                    on_start(item.job, next(begun), len(mine))
+                _summarise(group, outputs, summarize, state, outcome, keep_going)
+            group = []
     except KeyboardInterrupt:
-        raise _interrupted(outcome, jobs, outputs, pending) from None
+        raise _interrupted(outcome, jobs, outputs, group) from None
     if state is not None:
         outcome = _gather(outcome, state, outputs, jobs)
+    order = {job.name: i for i, job in enumerate(jobs)}  # summarised in length order, reported in input order
+    outcome.records.sort(key=lambda r: order.get(r["input"], 0))
+    outcome.failures.sort(key=lambda f: order.get(f[0], 0))
     if outputs is not None and outputs.fmt == "jsonl" and outcome.records:
-        order = {job.name: i for i, job in enumerate(jobs)}
-        outcome.records.sort(key=lambda r: order.get(r["input"], 0))
         if state is None or state.is_main_process:
             outcome.files.append(outputs.write_jsonl(outcome.records))
     return outcome
 
 
-def _interrupted(outcome: Outcome, jobs: list[Job], outputs: Outputs | None, pending: list) -> Interrupted:
+def _take(job: Job, outputs: Outputs | None, identity: dict[str, Any], resume: bool, finish: Callable,
+          measure: Callable | None, outcome: Outcome, keep_going: bool) -> Item | None:
+    """The job read, keyed and measured; None when ``--resume`` finds it finished or it fails (both in
+    ``outcome``)."""
+    try:
+        document = job.read()
+        record_key = key(document.digest, identity)
+        done = outputs.finished(job, record_key) if (outputs and resume) else None
+        if done is None:
+            ids, together = measure(document) if measure is not None else (None, False)
+            return Item(job, document, record_key, ids, together)
+        done = finish(document, done)  # what this run asks beside the text (scores)
+        if done["output"] != outputs.name(job) or not (outputs.folder / done["output"]).exists():
+            done["output"] = outputs.save(job, record_key, done)  # re-render what was asked now
+        outcome.records.append(done)
+        outcome.skipped += 1
+    except FAILURES as exc:
+        if not keep_going:
+            raise
+        outcome.failures.append((job.name, _message(exc)))
+    return None
+
+
+def _interrupted(outcome: Outcome, jobs: list[Job], outputs: Outputs | None, pending: list[Item]) -> Interrupted:
     """What an interruption kept, and what the next run redoes."""
     if outputs is None:
         return Interrupted("interrupted: nothing was written.", "pass --out FILE_OR_FOLDER to keep finished work "
                            "(chapters with --per-chapter) for --resume.")
     unfinished = []
-    for job, _, record_key in pending:
+    for item in pending:
+        job, record_key = item.job, item.key
         if outputs.finished(job, record_key) is not None:
             continue
         kept = outputs.chapters(job, record_key).count()
@@ -233,13 +268,14 @@ def _interrupted(outcome: Outcome, jobs: list[Job], outputs: Outputs | None, pen
                        "run the same command with --resume to go on from there.")
 
 
-def _summarise(pending, outputs, summarize, state, outcome: Outcome, keep_going: bool) -> None:
-    """Summarise the pending (job, document, key) triples together; a failing group is retried one by one."""
+def _summarise(pending: list[Item], outputs, summarize, state, outcome: Outcome, keep_going: bool) -> None:
+    """Summarise the pending items together; a failing group is retried one by one."""
     if not pending:
         return
-    stores = [outputs.chapters(job, record_key) if outputs is not None else None for job, _, record_key in pending]
+    stores = [outputs.chapters(item.job, item.key) if outputs is not None else None for item in pending]
     try:
-        records = summarize([document for _, document, _ in pending], stores)
+        records = summarize([item.document for item in pending], stores, [item.ids for item in pending],
+                            outcome.padding)
     except FAILURES as exc:
         if len(pending) > 1:
             for one in pending:
@@ -247,9 +283,10 @@ def _summarise(pending, outputs, summarize, state, outcome: Outcome, keep_going:
             return
         if not keep_going:
             raise
-        outcome.failures.append((pending[0][0].name, _message(exc)))
+        outcome.failures.append((pending[0].job.name, _message(exc)))
         return
-    for (job, _, record_key), record in zip(pending, records):
+    for item, record in zip(pending, records):
+        job, record_key = item.job, item.key
         if state is not None:
             record["process"] = state.process_index
         if outputs is not None:
@@ -265,5 +302,7 @@ def _gather(outcome: Outcome, state, outputs: Outputs | None, jobs: list[Job]) -
     records = gather_object(outcome.records)
     failures = gather_object(outcome.failures)
     skipped = sum(gather_object([outcome.skipped]))
+    padding = gather_object([outcome.padding])
     state.wait_for_everyone()
-    return Outcome(records, [tuple(f) for f in failures], skipped, main=state.is_main_process)
+    return Outcome(records, [tuple(f) for f in failures], skipped, main=state.is_main_process,
+                   padding=padding[0].merged(padding[1:]))

@@ -227,27 +227,45 @@ def _with_memory(result: DocumentSummary, summarizer) -> DocumentSummary:
     return result
 
 
+def batch_tokens(doc: Document, summarizer, overflow: str, per_chapter: bool) -> tuple[list[int] | None, bool]:
+    """(the document's tokens, whether one padded pass may take it with others), before any generation: the one
+    tokenisation of its text, which ``summarize_documents`` then generates from. No tokens where the text is not
+    what is generated (extractive; chapters summarised one by one)."""
+    if summarizer.method != "abstractive" or (per_chapter and len(doc.chapters) > 1):
+        return None, False
+    ids = summarizer.encode(doc.text)
+    return ids, _together(summarizer, overflow, len(ids) - summarizer.specials)
+
+
+def _together(summarizer, overflow: str, tokens: int) -> bool:
+    return overflow != "chunk" and (summarizer.budget is None or tokens <= summarizer.budget)
+
+
 def summarize_documents(docs: list[Document], summarizer, overflow: str = "auto", per_chapter: bool = False,
                         progress: Progress | None = None, memory_limit_mb: float | None = None,
-                        chapters: list | None = None) -> list[DocumentSummary]:
+                        chapters: list | None = None, encoded: list | None = None,
+                        padding=None) -> list[DocumentSummary]:
     """Several documents: those that one pass reads are generated together in one padded batch (when the
     estimate for the batch fits), the others one by one as ``summarize_document`` does (``chapters``: each
-    document's store of finished chapters)."""
+    document's store of finished chapters; ``encoded``: their tokens when the caller has them, from
+    ``batch_tokens``; ``padding``: where the batch's padding is counted, ``add(generated rows)``)."""
     progress = progress or Progress()
     chapters = chapters or [None] * len(docs)
+    encoded = encoded or [None] * len(docs)
     if len(docs) < 2 or summarizer.method != "abstractive" or (per_chapter and any(len(d.chapters) > 1 for d in docs)):
-        return [summarize_document(d, summarizer, overflow, per_chapter, progress, False, memory_limit_mb,
-                                   chapters=store) for d, store in zip(docs, chapters)]
-    encoded = [summarizer.encode(d.text) for d in docs]  # tokenised once: counted here, generated from below
+        return [summarize_document(d, summarizer, overflow, per_chapter, progress, False, memory_limit_mb, ids, store)
+                for d, store, ids in zip(docs, chapters, encoded)]
+    encoded = [summarizer.encode(d.text) if ids is None else ids for d, ids in zip(docs, encoded)]  # tokenised once
     counts = [len(ids) - summarizer.specials for ids in encoded]
-    limit = summarizer.budget
-    together = [i for i, n in enumerate(counts) if overflow != "chunk" and (limit is None or n <= limit)]
+    together = [i for i, n in enumerate(counts) if _together(summarizer, overflow, n)]
     width = max((len(encoded[i]) for i in together), default=0)
     if memory_limit_mb is not None and not estimate(summarizer, width * len(together)).fits(memory_limit_mb):
         together = []  # the batch does not fit: one by one, each with its own memory budget
     results: dict[int, DocumentSummary] = {}
     if len(together) > 1:
         generated = summarizer.generate_batch([encoded[i] for i in together], progress)
+        if padding is not None:
+            padding.add(generated)
         for i, g in zip(together, generated):
             result = _empty(docs[i], summarizer, overflow, per_chapter)
             result.summary = Summary(g.text, "one pass", counts[i], counts[i], 0, new_tokens=g.new_tokens,
@@ -258,4 +276,3 @@ def summarize_documents(docs: list[Document], summarizer, overflow: str = "auto"
             results[i] = summarize_document(doc, summarizer, overflow, per_chapter, progress, False, memory_limit_mb,
                                             encoded[i], chapters[i])
     return [results[i] for i in range(len(docs))]
-

@@ -47,6 +47,7 @@ class SummarizeOptions:
     summary_column: str | None = None
     limit: int | None = None
     batch_size: int = 1
+    by_length: bool = True  # with batch_size > 1: inputs generated together grouped by length (False: input order)
     rouge: bool = False
     stemmer: bool = True
     trust_checkpoint: bool = False
@@ -64,6 +65,7 @@ class SummarizeResult:
     model: str
     why: str | None
     bertscore: dict[str, Any] | None = None  # with --rouge: the mean F1, or why it could not be computed
+    batches: dict[str, Any] | None = None  # with --batch-size N: the padding of the batches generated together
 
     @property
     def records(self) -> list[dict[str, Any]]:
@@ -82,7 +84,7 @@ class SummarizeResult:
                 "failed": [{"input": n, "error": e} for n, e in self.outcome.failures], "method": self.method,
                 "model": self.model, "why": self.why, "rouge": self.mean_rouge(), "bertscore": self.bertscore,
                 "outputs": sorted({r.get("output") for r in self.records if r.get("output")}),
-                "folder": str(self.outputs.folder) if self.outputs else None,
+                "folder": str(self.outputs.folder) if self.outputs else None, "batches": self.batches,
                 "records": self.records if with_records else None}
 
 
@@ -221,6 +223,8 @@ def run(options: SummarizeOptions, progress: Progress | None = None) -> Summariz
     summarizer, why = load_summarizer(options)
     outcome = _summarise(jobs, outputs, summarizer, why, options, progress)
     result = SummarizeResult(outcome, len(jobs), outputs, summarizer.method, summarizer.name, why)
+    if options.batch_size > 1 and summarizer.method == "abstractive":
+        result.batches = outcome.padding.report(options.batch_size, options.by_length)
     if options.rouge and outcome.main:
         from lsgtool.summarize.scoring import bertscore
 
@@ -252,19 +256,19 @@ def _identity(summarizer, options: SummarizeOptions) -> dict[str, Any]:
 def _summarise(jobs, outputs, summarizer, why, options: SummarizeOptions, progress: Progress):
     from lsgtool.profiling.memory import available_mb
     from lsgtool.summarize.batch import run as run_batch
-    from lsgtool.summarize.pipeline import summarize_document, summarize_documents
+    from lsgtool.summarize.pipeline import batch_tokens, summarize_document, summarize_documents
     from lsgtool.summarize.scoring import rouge
 
     limit = options.memory_limit if options.memory_limit is not None else available_mb(options.device)
     stream = options.stream and len(jobs) == 1
 
-    def summarise(documents, chapters) -> list[dict[str, Any]]:
+    def summarise(documents, chapters, encoded, padding) -> list[dict[str, Any]]:
         if len(documents) == 1:
             results = [summarize_document(documents[0], summarizer, options.overflow, options.per_chapter, progress,
-                                          stream=stream, memory_limit_mb=limit, chapters=chapters[0])]
+                                          stream=stream, memory_limit_mb=limit, ids=encoded[0], chapters=chapters[0])]
         else:
             results = summarize_documents(documents, summarizer, options.overflow, options.per_chapter, progress,
-                                          limit, chapters)
+                                          limit, chapters, encoded, padding)
         return [scored(document, {**result.to_dict(), "why": why}) for document, result in zip(documents, results)]
 
     def scored(document, record: dict[str, Any]) -> dict[str, Any]:
@@ -273,8 +277,13 @@ def _summarise(jobs, outputs, summarizer, why, options: SummarizeOptions, progre
                       "reference": document.reference}
         return record
 
+    def measure(document):  # tokenised once, before generation: the length the groups are sorted by
+        return batch_tokens(document, summarizer, options.overflow, options.per_chapter)
+
     with progress:
         progress.inputs(len(jobs))
         return run_batch(jobs, outputs, summarise, _identity(summarizer, options), options.resume,
                          on_start=lambda job, i, n: progress.next_input(job.name, i), keep_going=len(jobs) > 1,
-                         cpu=options.device == "cpu", batch_size=options.batch_size, finish=scored)
+                         cpu=options.device == "cpu", batch_size=options.batch_size, finish=scored,
+                         measure=measure if options.batch_size > 1 and summarizer.method == "abstractive" else None,
+                         by_length=options.by_length)

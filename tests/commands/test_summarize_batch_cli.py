@@ -217,3 +217,48 @@ def test_a_lightning_checkpoint_with_its_config_given_summarises(runner, app, mo
     assert from_ckpt.exit_code == 0, from_ckpt.output
     from_folder = runner.invoke(app, [*args, "--model", str(models / "locost")])
     assert json.loads(from_ckpt.stdout)["summary"] == json.loads(from_folder.stdout)["summary"]
+
+
+def _rows_short_and_long(tmp_path, n=8):
+    rows = [{"article": "The storm came over the hills. " * (1 if i % 2 == 0 else 12) + f"River {i} rose.",
+             "summary": "A storm."} for i in range(n)]  # short and long in turn: the worst order for padding
+    data = tmp_path / "data.jsonl"
+    data.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return data
+
+
+def test_batches_say_their_padding_sorted_by_length(runner, app, models, tmp_path):
+    data = _rows_short_and_long(tmp_path)
+    args = ["summarize", "--dataset", str(data), "--model", str(models / "locost"), *GEN, "--batch-size", "2",
+            "--format", "jsonl"]
+    shown = runner.invoke(app, [*args, "--out", str(tmp_path / "a")], env={"COLUMNS": "200"})
+    assert shown.exit_code == 0, shown.output
+    assert "batches of 2, sorted by length: 0.0% padding (was 43.6% in input order)" in shown.stdout
+    resumed = runner.invoke(app, [*args, "--out", str(tmp_path / "a"), "--resume"], env={"COLUMNS": "200"})
+    assert "batches of 2, sorted by length: none generated together in this run" in resumed.stdout
+    report = json.loads(runner.invoke(app, [*args, "--out", str(tmp_path / "b"), "--json"]).stdout)
+    assert report["batches"]["padding"] == 0.0 and report["batches"]["padding_in_input_order"] == 0.4361
+    assert [r["input"] for r in report["records"]] == [f"data.jsonl[{i}]" for i in range(8)]
+    alone = json.loads(runner.invoke(app, [*args[:-4], "--format", "jsonl", "--out", str(tmp_path / "c"),
+                                           "--json"]).stdout)
+    assert alone["batches"] is None
+    assert [r["summary"] for r in alone["records"]] == [r["summary"] for r in report["records"]]
+
+
+def test_two_processes_sort_their_own_shares_and_report_in_input_order(models, tmp_path):
+    pytest.importorskip("accelerate")
+    data = _rows_short_and_long(tmp_path)
+    out = tmp_path / "out"
+    command = [sys.executable, "-m", "accelerate.commands.launch", "--multi_gpu", "--num_processes", "2",
+               "--num_machines", "1", "--mixed_precision", "no", "--dynamo_backend", "no", "-m", "lsgtool", "summarize",
+               "--dataset", str(data), "--model", str(models / "locost"), *GEN, "--batch-size", "2", "--out", str(out),
+               "--format", "jsonl", "--json"]
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "LSGTOOL_LOAD_PLUGINS": "", "OMP_NUM_THREADS": "1"}
+    done = subprocess.run(command, env=env, capture_output=True, text=True, check=False, timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    report = json.loads(done.stdout)
+    assert report["done"] == 8 and report["batches"]["inputs_together"] == 8  # both processes' batches counted
+    assert report["batches"]["padding"] == 0.0 < report["batches"]["padding_in_input_order"]
+    records = [json.loads(line) for line in (out / "summaries.jsonl").read_text().splitlines()]
+    assert [r["input"] for r in records] == [f"data.jsonl[{i}]" for i in range(8)]
+    assert [r["process"] for r in records] == [0] * 4 + [1] * 4
