@@ -19,7 +19,7 @@ import lsgtool
 PACKAGE = Path(lsgtool.__file__).parent
 CORE = PACKAGE / "core"
 APP_LAYERS = ("summarize", "finetune", "inspection", "profiling", "conversion", "documents", "settings", "plots",
-              "progress")
+              "progress", "distributed")
 COMMAND_HELPERS = ("__init__", "_common", "_progress", "_prompt", "_guided")
 COMMAND_MODULE_LINES, COMMAND_BODY_LINES = 200, 25
 

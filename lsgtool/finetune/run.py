@@ -4,15 +4,15 @@
 The folder: the final model (config, safetensors, tokenizer) at its root, ``metrics.json``, ``curves.png``,
 ``finetune.toml`` (the settings) and ``checkpoints/``; ``.lsgtool.json`` says whether the run is running,
 interrupted or done, so an interrupted one is resumed (``resume``) or replaced (``overwrite``), never
-mistaken. The folder is checked before anything loads; under ``torchrun`` / ``accelerate launch`` only the
-first process checks and writes it. Ctrl-C checkpoints the current step and raises ``Interrupted``; resuming
-with the run's settings (another one is refused: the checkpoint's scheduler would not take it) gives the same
-loss curve as a run that was never stopped.
+mistaken. The folder is checked before anything loads; under ``torchrun`` / ``accelerate launch``, on one
+machine or several, the first process checks and writes it, its refusal stops every process, and every process
+must see the folder it writes (shared storage). Ctrl-C checkpoints the current step and raises ``Interrupted``;
+resuming with the run's settings (another one is refused: the checkpoint's scheduler would not take it) gives the
+same loss curve as a run that was never stopped.
 """
 
 from __future__ import annotations
 
-import os
 import shutil
 import signal
 from contextlib import contextmanager
@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from lsgtool.core.errors import Interrupted, UsageError
 from lsgtool.core.writing import check_target, read_marker, write_file, write_json, write_marker
+from lsgtool.distributed import is_main
 from lsgtool.finetune.config import Settings, changed, check, read_saved
 from lsgtool.progress import Progress
 
@@ -31,11 +32,6 @@ if TYPE_CHECKING:
 COMMAND = "finetune"  # the marker's "command": a folder of another command is never taken for a run
 
 
-def is_main() -> bool:
-    """Whether this is the first (or only) process of the run: the one that writes the folder and reports."""
-    return os.environ.get("RANK", "0") == "0"
-
-
 def run(settings: Settings, out: str | Path | None = None, *, resume: bool = False, overwrite: bool = False,
         dry_run: bool = False, show: int = 3, progress: Progress | None = None) -> dict[str, Any]:
     """Train as ``settings`` say into ``out`` (default ``finetune-<task>``); returns what ``metrics.json`` holds.
@@ -43,25 +39,35 @@ def run(settings: Settings, out: str | Path | None = None, *, resume: bool = Fal
     ``dry_run``: prepare data and model, train nothing, write nothing; returns the counts (for ``gsg`` the first
     ``show`` gap-sentence pairs instead). ``progress`` hears the training steps (``stage("training", steps)``,
     then ``advance`` with a ``step i/n: loss ...`` detail per log)."""
+    import torch
+
+    from lsgtool import distributed
     from lsgtool.core.load import resolve
-    from lsgtool.finetune.arguments import check_saving
-    from lsgtool.finetune.prepare import gsg_preview, prepare
+    from lsgtool.finetune.prepare import gsg_preview
 
     check(settings)
     task, out = settings.train.task, Path(out or f"finetune-{settings.train.task}")
-    if not dry_run and is_main():
-        check_out(out, resume, overwrite, settings)
-    pairs_only = dry_run and task == "gsg"
-    source = resolve(settings.model.name, weights_needed=not pairs_only)  # once: the loads below take the Source
-    if pairs_only:
-        return gsg_preview(settings, source, show)
-    prepared = prepare(settings, source)
-    check_saving(settings, prepared.eval is not None)
+    if dry_run and task == "gsg":
+        return gsg_preview(settings, resolve(settings.model.name, weights_needed=False), show)
+    state = None if dry_run else distributed.start(cpu=not torch.cuda.is_available())  # as the Trainer's
+    if not dry_run:  # under a launcher, what the first process refuses stops every process (not only the first)
+        distributed.together(lambda: check_out(out, resume, overwrite, settings) if is_main() else None, state)
+    prepared = distributed.together(lambda: _prepare(settings), state)  # data or a model a machine lacks, too
     if dry_run:
         return {"task": task, "model": settings.model.name, **prepared.info, "labels": prepared.labels}
-    if is_main():
-        start(out, resume, overwrite, settings)
+    distributed.together(lambda: start(out, resume, overwrite, settings) if is_main() else None, state)
+    distributed.shared(out, state)  # every machine resumes from, and waits on, the folder the first one writes
     return _train(settings, prepared, out, resume, progress or Progress())
+
+
+def _prepare(settings: Settings) -> Prepared:
+    from lsgtool.core.load import resolve
+    from lsgtool.finetune.arguments import check_saving
+    from lsgtool.finetune.prepare import prepare
+
+    prepared = prepare(settings, resolve(settings.model.name, weights_needed=True))  # resolved once: loads take it
+    check_saving(settings, prepared.eval is not None)
+    return prepared
 
 
 def check_out(out: Path, resume: bool, overwrite: bool, settings: Settings | None = None) -> None:

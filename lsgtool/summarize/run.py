@@ -201,10 +201,33 @@ def _load(source, name: str, why: str | None, options: SummarizeOptions):
 
 
 def run(options: SummarizeOptions, progress: Progress | None = None) -> SummarizeResult:
-    """Summarise every input of ``options``; usage errors are raised before the model is loaded."""
-    from lsgtool.summarize.batch import clean_stale
+    """Summarise every input of ``options``; usage errors are raised before the model is loaded (under a
+    distributed launcher, on every process when any process raises one)."""
+    from lsgtool import distributed
 
     progress = progress or Progress()
+    state = distributed.start(cpu=options.device == "cpu")  # None for one process; the batch shares the work on it
+    jobs, outputs, summarizer, why = distributed.together(lambda: _ready(options, progress), state)
+    if outputs is not None:
+        distributed.shared(outputs.folder, state)  # a machine writing its share to its own disk would lose it
+    outcome = _summarise(jobs, outputs, summarizer, why, options, progress)
+    result = SummarizeResult(outcome, len(jobs), outputs, summarizer.method, summarizer.name, why)
+    if options.batch_size > 1 and summarizer.method == "abstractive":
+        result.batches = outcome.padding.report(options.batch_size, options.by_length)
+    if options.rouge and outcome.main:
+        from lsgtool.summarize.scoring import bertscore
+
+        scores, why_not = bertscore([(r["summary"], r["reference"]) for r in outcome.records if "reference" in r])
+        result.bertscore = scores or {"not_computed": why_not}
+        if why_not:
+            progress.note(f"BERTScore not computed: {why_not}")
+    return result
+
+
+def _ready(options: SummarizeOptions, progress: Progress):
+    """(jobs, outputs, summariser, why): every check, then the model loaded."""
+    from lsgtool.summarize.batch import clean_stale
+
     _check(options)
     jobs = _jobs(options)
     if options.rouge:
@@ -221,18 +244,7 @@ def run(options: SummarizeOptions, progress: Progress | None = None) -> Summariz
         for name in clean_stale(outputs.folder):
             progress.note(f"removed a temporary file of an interrupted run: {name}")
     summarizer, why = load_summarizer(options)
-    outcome = _summarise(jobs, outputs, summarizer, why, options, progress)
-    result = SummarizeResult(outcome, len(jobs), outputs, summarizer.method, summarizer.name, why)
-    if options.batch_size > 1 and summarizer.method == "abstractive":
-        result.batches = outcome.padding.report(options.batch_size, options.by_length)
-    if options.rouge and outcome.main:
-        from lsgtool.summarize.scoring import bertscore
-
-        scores, why_not = bertscore([(r["summary"], r["reference"]) for r in outcome.records if "reference" in r])
-        result.bertscore = scores or {"not_computed": why_not}
-        if why_not:
-            progress.note(f"BERTScore not computed: {why_not}")
-    return result
+    return jobs, outputs, summarizer, why
 
 
 def _read_now(job):
