@@ -49,15 +49,24 @@ def circular_kernel(kernel: Tensor, n: int) -> Tensor:
     return out
 
 
-def bissm_fft(u: Tensor, kernel: Tensor, D: Tensor) -> Tensor:
-    """FFT convolution: u (B H L), kernel (c H L) with c = 2 (bidirectional) or 1 (causal), D (H)."""
+def bissm_fft(u: Tensor, kernel: Tensor, D: Tensor, length: int | None = None) -> Tensor:
+    """FFT convolution: u (B H L), kernel (c H L) with c = 2 (bidirectional) or 1 (causal), D (H); ``length``:
+    the kernel's K when the caller knows it (else found by scanning the kernel for its last non-zero)."""
     L = u.shape[-1]
     work = u.float() if u.dtype in (torch.bfloat16, torch.float16) else u  # FFTs run in fp32 at least
-    K = kernel_length(kernel)
+    K = min(L, length) if length else kernel_length(kernel)
     n = fft_size(L + K - 1)
     k_f = torch.fft.rfft(circular_kernel(kernel[..., :K].to(work.dtype), n), n=n)
-    y = torch.fft.irfft(torch.fft.rfft(work.contiguous(), n=n) * k_f, n=n)[..., :L]  # MKL needs contiguous rows
-    return (y + work * D.to(work.dtype)[:, None]).to(u.dtype)
+    D = D.to(work.dtype)[:, None]
+    if torch.is_grad_enabled() and any(t.requires_grad for t in (work, k_f, D)):
+        y = torch.fft.irfft(torch.fft.rfft(work.contiguous(), n=n) * k_f, n=n)[..., :L]  # MKL needs contiguous rows
+        return (y + work * D).to(u.dtype)
+    # inference: the padded input is the output's buffer too, and the product and the D term are done in place
+    # (4 large temporaries instead of 9: each is fresh memory, paid for in page faults)
+    x = work.new_zeros(*work.shape[:-1], n)
+    x[..., :L] = work
+    torch.fft.irfft(torch.fft.rfft(x).mul_(k_f), n=n, out=x)
+    return x[..., :L].addcmul_(work, D).to(u.dtype)
 
 
 def bissm_direct(u: Tensor, kernel: Tensor, D: Tensor) -> Tensor:

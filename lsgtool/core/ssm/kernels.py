@@ -172,6 +172,14 @@ class S4DKernel(nn.Module):
         return out
 
 
+def zero_from(module: nn.Module, channels: slice = slice(None)) -> int | None:
+    """The length past which ``module``'s kernels are zero when it is known without looking at them: an
+    ``S4DKernel`` generating them as built in (``reach``); None for other variants (their kernels are scanned)."""
+    if isinstance(module, S4DKernel) and type(module).generate is S4DKernel.generate:
+        return module.reach(channels)
+    return None
+
+
 def s4d_lin(H: int, N: int, channels: int = 2, **options) -> S4DKernel:
     return S4DKernel(H, N, channels, imag_init="lin", **options)
 

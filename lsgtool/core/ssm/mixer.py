@@ -12,6 +12,7 @@ import torch
 from torch import Tensor, nn
 
 from lsgtool.core.ssm.bissm import bissm_fft
+from lsgtool.core.ssm.kernels import zero_from
 
 
 @dataclass(frozen=True)
@@ -52,10 +53,12 @@ class S4D(nn.Module):
         E, L = self.k_proj.out_features, v.shape[1]
         if self.H == E:
             kernel, D = self.kernel(L, channels), self.D[channels]
+            length = zero_from(self.kernel, channels)
         else:  # kernels shared across SSM heads: model channel c uses kernel c mod H
             repeat = E // self.H
             kernel, D = self.kernel(L).repeat(1, repeat, 1)[:, channels], self.D.repeat(repeat)[channels]
-        return bissm_fft(v.transpose(1, 2), kernel, D).transpose(1, 2)
+            length = zero_from(self.kernel)
+        return bissm_fft(v.transpose(1, 2), kernel, D, length).transpose(1, 2)
 
     def forward(self, u: Tensor, attention_mask: Tensor | None = None) -> Tensor:
         v = self.k_proj(u)

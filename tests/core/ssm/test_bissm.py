@@ -121,3 +121,34 @@ def test_float32_kernels_of_fast_decaying_modes_equal_the_closed_form():
     closed = 2 * (C[:, :, :, None] * (dtA[:, :, None] * torch.arange(L)).exp()).sum(2).real
     with torch.no_grad():
         torch.testing.assert_close(kernel(L).double(), closed, rtol=1e-5, atol=1e-7)
+
+
+@pytest.mark.parametrize("H", [6, 3])  # one kernel per channel; kernels shared by two SSM heads
+def test_the_mixer_convolves_with_a_kernel_shorter_than_the_input_as_the_direct_sum(H):
+    """The mixer tells the FFT where S4D kernels have decayed (``reach``) instead of scanning them: the
+    convolution must still be eq. (3) over the whole kernel."""
+    from lsgtool.core.ssm.kernels import zero_from
+    from lsgtool.core.ssm.mixer import S4D, SSMShape
+
+    torch.manual_seed(0)
+    mixer = S4D(SSMShape(d_model=6, d_state=8, num_ssm_heads=6 // H, dt_min=0.3, dt_max=0.5)).double()
+    L = 700
+    assert zero_from(mixer.kernel) < L  # the kernel is zero well before the input ends
+    v = torch.randn(2, L, 6, dtype=torch.float64)
+    with torch.no_grad():
+        kernel = mixer.kernel(L).repeat(1, 6 // H, 1)
+        expected = bissm_direct(v.transpose(1, 2), kernel, mixer.D.repeat(6 // H)).transpose(1, 2)
+        torch.testing.assert_close(mixer.mix(v), expected, rtol=1e-9, atol=1e-9)
+        if H == 6:  # a chunk of channels, as the chunked encoder mixes them
+            torch.testing.assert_close(mixer.mix(v[:, :, 2:5], slice(2, 5)), expected[:, :, 2:5], rtol=1e-9, atol=1e-9)
+
+
+def test_a_variant_without_the_built_in_generation_is_scanned_not_trusted():
+    from lsgtool.core.ssm.kernels import S4DKernel, zero_from
+
+    class Longer(S4DKernel):
+        def generate(self, L, channels=slice(None)):
+            return torch.ones(self.channels, len(range(self.H)[channels]), L, dtype=torch.float64)
+
+    assert zero_from(Longer(3, 4, dt_min=0.3, dt_max=0.5)) is None
+    assert zero_from(S4DKernel(3, 4, dt_min=0.3, dt_max=0.5)) is not None
