@@ -26,13 +26,15 @@ def test_logits_equal_with_and_without_the_cache_padding_included():
     torch.testing.assert_close(direct, cached, rtol=1e-4, atol=1e-4)
 
 
-@pytest.mark.parametrize("beams, batch", [(1, 1), (3, 1), (2, 2)])
+@pytest.mark.parametrize("beams, batch, padded", [(1, 1, False), (3, 1, False), (2, 2, False), (3, 2, True)])
 @torch.no_grad()
-def test_generation_is_the_same_and_beams_share_one_encoder_output(beams, batch):
+def test_generation_is_the_same_and_beams_share_one_encoder_output(beams, batch, padded):
     model = _model()
     ids = torch.randint(2, 50, (batch, 300))
-    kwargs = dict(attention_mask=torch.ones_like(ids), num_beams=beams, max_new_tokens=10, min_new_tokens=10,
-                  do_sample=False)
+    mask = torch.ones_like(ids)
+    if padded:  # the second row is 180 tokens long, padded to 300
+        ids[1, 180:], mask[1, 180:] = 0, 0
+    kwargs = dict(attention_mask=mask, num_beams=beams, max_new_tokens=10, min_new_tokens=10, do_sample=False)
     expected = model.generate(input_ids=ids, **kwargs)
     model.set_cross_attention_cache(False)
     seen = []
