@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -151,14 +150,11 @@ class Outputs:
 def _shard(jobs: list[Job], cpu: bool):
     """(this process's jobs, the accelerate state or None): contiguous shares under ``accelerate launch`` (or
     torchrun); ``cpu``: processes on CPUs talk through gloo, as accelerate's MULTI_CPU mode."""
-    if int(os.environ.get("WORLD_SIZE", "1")) <= 1:
+    from lsgtool import distributed
+
+    state = distributed.start(cpu)
+    if state is None:
         return jobs, None
-    try:
-        from accelerate import PartialState
-    except ImportError:
-        raise UsageError("this run was started by a distributed launcher, and sharing the inputs needs accelerate.",
-                         "pip install accelerate.") from None
-    state = PartialState(cpu=cpu)
     with state.split_between_processes(list(range(len(jobs)))) as mine:
         return [jobs[i] for i in mine], state
 
