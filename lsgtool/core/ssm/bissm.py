@@ -51,10 +51,11 @@ def circular_kernel(kernel: Tensor, n: int) -> Tensor:
 
 def bissm_fft(u: Tensor, kernel: Tensor, D: Tensor, length: int | None = None) -> Tensor:
     """FFT convolution: u (B H L), kernel (c H L) with c = 2 (bidirectional) or 1 (causal), D (H); ``length``:
-    the kernel's K when the caller knows it (else found by scanning the kernel for its last non-zero)."""
+    the kernel's K when the caller knows it (else found by scanning the kernel for its last non-zero). At
+    inference the result is a view into the FFT's buffer (n ≥ L positions per row)."""
     L = u.shape[-1]
     work = u.float() if u.dtype in (torch.bfloat16, torch.float16) else u  # FFTs run in fp32 at least
-    K = min(L, length) if length else kernel_length(kernel)
+    K = max(1, min(L, kernel_length(kernel) if length is None else length))
     n = fft_size(L + K - 1)
     k_f = torch.fft.rfft(circular_kernel(kernel[..., :K].to(work.dtype), n), n=n)
     D = D.to(work.dtype)[:, None]

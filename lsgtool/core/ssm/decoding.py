@@ -50,8 +50,9 @@ class LocostCrossAttention(T5Attention):
         if mask is not None:
             scores = scores.masked_fill(~mask, torch.finfo(scores.dtype).min) if mask.dtype == torch.bool else scores + mask
         weights = scores.float().softmax(-1)
-        if weights.device.type == "cpu":
-            weights = weights.masked_fill_(weights < NEGLIGIBLE_WEIGHT, 0)
+        if weights.device.type == "cpu":  # in place only where no backward needs the softmax's output
+            fill = weights.masked_fill if torch.is_grad_enabled() else weights.masked_fill_
+            weights = fill(weights < NEGLIGIBLE_WEIGHT, 0)
         weights = weights.to(states.dtype).view(S, G * H * Q, L)
         read = torch.bmm(weights, states).view(B, H, Q, E)  # (B H Q E)
         out = torch.einsum("bhqe,hde->bqhd", read, w_v).reshape(B, Q, H * D)  # (B Q H·D)

@@ -174,8 +174,10 @@ class S4DKernel(nn.Module):
 
 def zero_from(module: nn.Module, channels: slice = slice(None)) -> int | None:
     """The length past which ``module``'s kernels are zero when it is known without looking at them: an
-    ``S4DKernel`` generating them as built in (``reach``); None for other variants (their kernels are scanned)."""
-    if isinstance(module, S4DKernel) and type(module).generate is S4DKernel.generate:
+    ``S4DKernel`` generating and returning them as built in (``reach``); None for any other module, subclasses
+    that change ``generate`` or ``forward`` included (their kernels are scanned)."""
+    if isinstance(module, S4DKernel) and (type(module).generate, type(module).forward) == (S4DKernel.generate,
+                                                                                           S4DKernel.forward):
         return module.reach(channels)
     return None
 
@@ -202,8 +204,8 @@ def check_variant(variant) -> str | None:
     H, N, L = 4, 4, 8
     previous = torch.get_default_dtype()
     torch.set_default_dtype(torch.float32)  # the check may run inside a model's construction (meta device, bf16)
-    try:
-        with torch.device("cpu"):
+    try:  # on its own random stream: a seeded model built first in a process gets the weights it gets later
+        with torch.device("cpu"), torch.random.fork_rng(devices=[]):
             return _check_instance(variant, H, N, L)
     finally:
         torch.set_default_dtype(previous)

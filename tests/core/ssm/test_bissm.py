@@ -144,11 +144,25 @@ def test_the_mixer_convolves_with_a_kernel_shorter_than_the_input_as_the_direct_
 
 
 def test_a_variant_without_the_built_in_generation_is_scanned_not_trusted():
+    """A subclass whose kernels do not stop at ``reach`` (here: ones everywhere) must convolve over all of them."""
     from lsgtool.core.ssm.kernels import S4DKernel, zero_from
+    from lsgtool.core.ssm.mixer import S4D, SSMShape
 
     class Longer(S4DKernel):
         def generate(self, L, channels=slice(None)):
             return torch.ones(self.channels, len(range(self.H)[channels]), L, dtype=torch.float64)
 
-    assert zero_from(Longer(3, 4, dt_min=0.3, dt_max=0.5)) is None
+    class Scaled(S4DKernel):
+        def forward(self, L, channels=slice(None)):
+            return super().forward(L, channels) + 1
+
+    torch.manual_seed(0)
     assert zero_from(S4DKernel(3, 4, dt_min=0.3, dt_max=0.5)) is not None
+    mixer = S4D(SSMShape(d_model=3, d_state=4, dt_min=0.3, dt_max=0.5)).double()
+    v = torch.randn(1, 200, 3, dtype=torch.float64)
+    for variant in (Longer, Scaled):
+        mixer.kernel = variant(3, 4, dt_min=0.3, dt_max=0.5).double()
+        assert zero_from(mixer.kernel) is None
+        with torch.no_grad():
+            expected = bissm_direct(v.transpose(1, 2), mixer.kernel(200), mixer.D).transpose(1, 2)
+            torch.testing.assert_close(mixer.mix(v), expected, rtol=1e-9, atol=1e-9)

@@ -60,3 +60,29 @@ def test_the_folded_read_equals_one_product_per_head(shared, peaked):
     mask[..., -5:] = torch.finfo(torch.float32).min  # padding at the end
     torch.testing.assert_close(attention.without_cache(hidden, states, mask),
                                attention.without_cache_per_head(hidden, states, mask), rtol=1e-5, atol=1e-6)
+
+
+def test_training_through_the_uncached_read_gives_the_cached_gradients():
+    """The read zeroes negligible weights in place only without autograd: a backward runs and matches the cache."""
+    torch.manual_seed(1)
+    ids, labels = torch.randint(2, 50, (2, 40)), torch.randint(2, 50, (2, 6))
+    grads = []
+    for cached in (True, False):
+        model = _model()
+        model.set_cross_attention_cache(cached)
+        model(input_ids=ids, labels=labels).loss.backward()
+        grads.append(model.decoder.block[0].layer[1].EncDecAttention.k.weight.grad.clone())
+    assert grads[0].abs().sum() > 0
+    torch.testing.assert_close(grads[1], grads[0], rtol=1e-4, atol=1e-6)
+
+
+def test_the_first_seeded_model_of_a_process_has_the_weights_of_the_next():
+    """Resolving the SSM variants checks each on a tiny instance: that must not draw from the seeded stream."""
+    import subprocess
+    import sys
+
+    code = ("import torch, sys; sys.path.insert(0, 'tests/core/ssm'); from test_decoding import _model; "
+            "a, b = _model(), _model(); "
+            "assert all(torch.equal(x, y) for x, y in zip(a.state_dict().values(), b.state_dict().values()))")
+    root = __import__("pathlib").Path(__file__).resolve().parents[3]
+    subprocess.run([sys.executable, "-c", code], check=True, timeout=120, cwd=root)
