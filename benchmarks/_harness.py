@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+import time
 from dataclasses import asdict
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -44,3 +45,22 @@ def dump(points: list[Point], path: str | None) -> None:
         with open(path, "w") as handle:
             json.dump([asdict(p) for p in points], handle, indent=2)
     sys.stdout.flush()
+
+
+def best(step, repeats: int = 3) -> float:
+    """Seconds of the fastest of ``repeats`` calls of ``step``, after one untimed call (warm-up)."""
+    step()
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        step()
+        times.append(time.perf_counter() - start)
+    return min(times)
+
+
+def matmul_gflops(width: int, wide: int, chunk: int = 2048) -> float:
+    """Matmul GFLOP/s now, at an encoder's shapes: a chunk of tokens through width x width and width x wide."""
+    import torch
+
+    x, square, widening = torch.randn(chunk, width), torch.randn(width, width), torch.randn(width, wide)
+    return 2 * chunk * (width * width + width * wide) / best(lambda: (x @ square, x @ widening), 5) / 1e9

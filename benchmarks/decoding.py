@@ -13,19 +13,17 @@ CPUs and the cached read multiplies as they are, as T5's cached attention would)
 from __future__ import annotations
 
 import argparse
-import time
+import os
+import sys
 
 import torch
 
+sys.path.insert(0, os.path.dirname(__file__))
+from _harness import best  # noqa: E402
+
 
 def _best(step, repeats: int) -> float:
-    step()
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        step()
-        times.append(time.perf_counter() - start)
-    return min(times) * 1000
+    return 1000 * best(step, repeats)  # ms
 
 
 @torch.no_grad()

@@ -20,19 +20,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import time
+import os
+import sys
 
 import torch
 
-
-def best(step, repeats: int) -> float:
-    step()
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        step()
-        times.append(time.perf_counter() - start)
-    return min(times)
+sys.path.insert(0, os.path.dirname(__file__))
+from _harness import best  # noqa: E402
 
 
 def converted(length: int):

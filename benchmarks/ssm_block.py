@@ -14,19 +14,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import time
+import os
+import sys
 
 import torch
 
-
-def best(step, repeats: int) -> float:
-    step()
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        step()
-        times.append(time.perf_counter() - start)
-    return min(times)
+sys.path.insert(0, os.path.dirname(__file__))
+from _harness import best, matmul_gflops  # noqa: E402
 
 
 @torch.no_grad()
@@ -55,8 +49,7 @@ def main() -> None:
         for c in range(0, E, CHANNEL_CHUNK):
             ssm.kernel(L, slice(c, min(c + CHANNEL_CHUNK, E)))
 
-    x, square, wide = torch.randn(2048, E), torch.randn(E, E), torch.randn(E, ff)
-    gflops = 2 * 2048 * (E * E + E * ff) / best(lambda: (x @ square, x @ wide), 5) / 1e9
+    gflops = matmul_gflops(E, ff)
     floor = 2 * L * (3 * E * E + 3 * E * ff) / gflops / 1e9
     whole = best(lambda: block.forward_chunked(hidden), args.repeats)
     conv = best(convolution, args.repeats)

@@ -117,22 +117,12 @@ def machine(size: dict) -> dict:
     1 GiB sum, measured now with the threads the run uses."""
     import torch
 
-    def best(step, repeats=5):
-        step()
-        times = []
-        for _ in range(repeats):
-            start = time.perf_counter()
-            step()
-            times.append(time.perf_counter() - start)
-        return min(times)
+    from _harness import best, matmul_gflops
 
-    E, ff, chunk = size["d_model"], size["d_ff"], 2048
-    x, square, wide = torch.randn(chunk, E), torch.randn(E, E), torch.randn(E, ff)
-    flops = 2 * chunk * (E * E + E * ff)
-    gflops = flops / best(lambda: (x @ square, x @ wide)) / 1e9
     big = torch.randn(2**28)
-    gbs = big.numel() * 4 / best(lambda: big.sum()) / 1e9
-    return {"threads": torch.get_num_threads(), "matmul_gflops": round(gflops, 1), "bandwidth_gbs": round(gbs, 1)}
+    gbs = big.numel() * 4 / best(lambda: big.sum(), 5) / 1e9
+    return {"threads": torch.get_num_threads(), "matmul_gflops": round(matmul_gflops(size["d_model"], size["d_ff"]), 1),
+            "bandwidth_gbs": round(gbs, 1)}
 
 
 def floors(size: dict, tokens: int, measured: dict) -> dict:
