@@ -50,7 +50,8 @@ def circular_kernel(kernel: Tensor, n: int) -> Tensor:
 
 
 def bissm_fft(u: Tensor, kernel: Tensor, D: Tensor, length: int | None = None) -> Tensor:
-    """FFT convolution: u (B H L), kernel (c H L) with c = 2 (bidirectional) or 1 (causal), D (H); ``length``:
+    """FFT convolution: u (B H L), kernel (c H ≤L: zero past its last position) with c = 2 (bidirectional) or 1
+    (causal), D (H); ``length``:
     the kernel's K when the caller knows it (else found by scanning the kernel for its last non-zero). At
     inference the result is a view into the FFT's buffer (n ≥ L positions per row)."""
     L = u.shape[-1]

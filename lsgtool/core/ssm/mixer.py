@@ -51,14 +51,15 @@ class S4D(nn.Module):
     def mix(self, v: Tensor, channels: slice = slice(None)) -> Tensor:
         """BiSSM of v (B L e) over model channels ``channels`` -> (B L e)."""
         E, L = self.k_proj.out_features, v.shape[1]
-        if self.H == E:
-            kernel, D = self.kernel(L, channels), self.D[channels]
-            length = zero_from(self.kernel, channels)
-        else:  # kernels shared across SSM heads: model channel c uses kernel c mod H
+        shared = self.H != E  # kernels shared across SSM heads: model channel c uses kernel c mod H
+        length = zero_from(self.kernel, slice(None) if shared else channels)
+        n = L if length is None else max(1, min(L, length))  # past ``length`` the kernel is zero: not generated
+        if not shared:
+            kernel, D = self.kernel(n, channels), self.D[channels]
+        else:
             repeat = E // self.H
-            kernel, D = self.kernel(L).repeat(1, repeat, 1)[:, channels], self.D.repeat(repeat)[channels]
-            length = zero_from(self.kernel)
-        return bissm_fft(v.transpose(1, 2), kernel, D, length).transpose(1, 2)
+            kernel, D = self.kernel(n).repeat(1, repeat, 1)[:, channels], self.D.repeat(repeat)[channels]
+        return bissm_fft(v.transpose(1, 2), kernel, D, None if length is None else n).transpose(1, 2)
 
     def forward(self, u: Tensor, attention_mask: Tensor | None = None) -> Tensor:
         v = self.k_proj(u)
