@@ -11,11 +11,13 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections import Counter
+from itertools import accumulate
 
 from lsgtool.documents.model import Chapter, DocumentError
 
 PAGE_NUMBER = re.compile(r"^\W*(page\s*)?[0-9ivxlc]+\W*$", re.IGNORECASE)
-HYPHENATED = re.compile(r"(\w+)[-\u00ad\u2010]\n(\w+)")
+PAGE = "\ufdd0"  # a noncharacter (Unicode keeps them for a program's internal use): marks where a page's text begins
+HYPHENATED = re.compile(rf"(\w+)[-\u00ad\u2010]\n({PAGE}*)(\w+)")  # a word hyphenated across pages joins too
 EDGE_LINES = 2  # furniture sits in the first or last lines of a page
 
 
@@ -35,41 +37,48 @@ def page_lines(pages: list[str]) -> list[list[str]]:
     return [[line.rstrip() for line in unicodedata.normalize("NFKC", page).splitlines() if line.strip()] for page in pages]
 
 
-def clean_pages(split: list[list[str]], common: set[str]) -> tuple[str, dict[str, int]]:
-    """Running text from the pages' lines without the furniture lines ``common``, and counts of what changed."""
-    kept, removed = [], 0
+def clean_pages(split: list[list[str]], common: set[str]) -> tuple[str, list[int], dict[str, int]]:
+    """Running text from the pages' lines without the furniture lines ``common``, the offset in it where each page
+    begins (a page keeping no line: where the next one's text does, or the end), and counts of what changed."""
+    kept, removed, marks = [], 0, ""
     for lines in split:
+        marks += PAGE
         for i, line in enumerate(lines):
             edge = i < EDGE_LINES or i >= len(lines) - EDGE_LINES
             if edge and (_mask(line) in common or PAGE_NUMBER.match(line)):
                 removed += 1
             else:
-                kept.append(line)
+                indent = len(line) - len(line.lstrip())
+                kept.append(line[:indent] + marks + line[indent:])
+                marks = ""
     text = "\n".join(kept)
     vocabulary = Counter(w.lower() for w in re.findall(r"\w+(?:-\w+)*", text))
     joined = 0
 
     def join(match: re.Match) -> str:
         nonlocal joined
-        head, tail = match.group(1), match.group(2)
+        head, page, tail = match.groups()
         if vocabulary[f"{head}-{tail}".lower()] and not vocabulary[(head + tail).lower()]:
-            return f"{head}-{tail}"  # a real compound the document writes with its hyphen elsewhere
+            return f"{head}-{page}{tail}"  # a real compound the document writes with its hyphen elsewhere
         joined += 1
-        return head + tail
+        return head + page + tail
 
-    text = HYPHENATED.sub(join, text)
-    return _paragraphs(text), {"furniture lines removed": removed, "hyphenated words joined": joined}
+    parts = _paragraphs(HYPHENATED.sub(join, text)).split(PAGE)
+    text, starts = "".join(parts), list(accumulate(len(part) for part in parts[:-1]))
+    counts = {"furniture lines removed": removed, "hyphenated words joined": joined}
+    return text, starts + [len(text)] * len(marks), counts
 
 
 def _paragraphs(text: str) -> str:
     """Lines back into paragraphs: a line ending a sentence well short of the usual width ends its paragraph."""
     lines = text.split("\n")
-    widths = sorted(len(line) for line in lines if line)
+    sizes = [len(line) - line.count(PAGE) for line in lines]
+    widths = sorted(size for size in sizes if size)
     usual = widths[int(0.8 * (len(widths) - 1))] if widths else 0
     out, current = [], []
-    for line in lines:
+    for line, size in zip(lines, sizes):
         current.append(line.strip())
-        if len(line) < 0.8 * usual and line.rstrip().endswith((".", "!", "?", ":", '"', "”", "’")):
+        if size < 0.8 * usual and line.rstrip().endswith((".", "!", "?", ":", '"', "”", "’")):
             out.append(" ".join(current))
             current = []
     if current:
@@ -77,8 +86,9 @@ def _paragraphs(text: str) -> str:
     return "\n\n".join(out)
 
 
-def read_pdf(data: bytes, name: str) -> tuple[list[Chapter], str | None, list[str]]:
-    """(chapters from the PDF outline, or one; title; notes)."""
+def read_pdf(data: bytes, name: str) -> tuple[list[Chapter], str | None, list[str], list[int]]:
+    """(chapters from the PDF outline, or one; title; notes; the offset in the chapters' texts joined by blank lines
+    where each page begins)."""
     try:
         import pymupdf
     except ImportError:
@@ -99,17 +109,21 @@ def read_pdf(data: bytes, name: str) -> tuple[list[Chapter], str | None, list[st
     title = (doc.metadata or {}).get("title") or None
     bounds = [(t, p) for i, (t, p) in enumerate(starts) if i == 0 or p > starts[i - 1][1]]
     if len(bounds) < 2:
-        text, counts = clean_pages(pages, common)
-        return [Chapter(None, text)], title, _notes(len(pages), counts)
-    chapters, totals = [], Counter()
+        text, offsets, counts = clean_pages(pages, common)
+        return [Chapter(None, text)], title, _notes(len(pages), counts), offsets
+    chapters, offsets, totals, at = [], [], Counter(), 0  # at: where the next chapter's text begins
     if bounds[0][1] > 0:
         bounds.insert(0, (None, 0))
     for (chapter_title, first), (_, after) in zip(bounds, bounds[1:] + [(None, len(pages))]):
-        text, counts = clean_pages(pages[first:after], common)
+        text, found, counts = clean_pages(pages[first:after], common)
         totals.update(counts)
+        end = at + len(text) + 2 if text.strip() else at
+        offsets += [at + offset if offset < len(text) else end for offset in found]
         if text.strip():
             chapters.append(Chapter(chapter_title, text))
-    return chapters, title, _notes(len(pages), totals)
+        at = end
+    length = max(at - 2, 0)  # of the chapters' texts joined: pages after the last text begin at its end
+    return chapters, title, _notes(len(pages), totals), [min(offset, length) for offset in offsets]
 
 
 def _notes(pages: int, counts: dict[str, int]) -> list[str]:

@@ -22,8 +22,8 @@ def read_bytes(data: bytes, name: str, suffix: str = "") -> Document:
     if data.startswith(b"%PDF") or suffix == ".pdf":
         from lsgtool.documents.pdf import read_pdf
 
-        found, title, notes = read_pdf(data, name)
-        return Document(name, "pdf", found, digest, title, notes)
+        found, title, notes, pages = read_pdf(data, name)
+        return Document(name, "pdf", found, digest, title, notes, pages=pages)
     if (data.startswith(b"PK") and b"application/epub+zip" in data[:200]) or suffix == ".epub":
         from lsgtool.documents.epub import read_epub
 

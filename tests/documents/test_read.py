@@ -96,3 +96,34 @@ def test_pdf_without_a_text_layer_is_refused():
     doc.new_page().draw_rect(pymupdf.Rect(10, 10, 100, 100))
     with pytest.raises(DocumentError, match="has no text layer"):
         read_bytes(doc.tobytes(), "scan.pdf", ".pdf")
+
+
+def test_pdf_pages_are_the_offsets_where_each_page_begins():
+    pymupdf = pytest.importorskip("pymupdf")
+    document, pdf = read(DATA / "genesis-groff.pdf"), pymupdf.open(DATA / "genesis-groff.pdf")
+    pages, text = document.pages, document.text
+    assert len(pages) == pdf.page_count and pages == sorted(pages) and 0 <= pages[0] and pages[-1] < len(text)
+    for page, start, end in zip(pdf, pages, pages[1:] + [len(text)]):
+        lines = [line for line in page.get_text().splitlines()
+                 if not re.match(r"The First Book of Moses|Page \d", line.strip())]  # the running head and foot
+        own, got = _words(re.sub(r"-\n", "", "\n".join(lines))), _words(text[start:end])
+        matched = sum(block.size for block in difflib.SequenceMatcher(None, own, got, autojunk=False).get_matching_blocks())
+        assert len(own) - matched <= 1 and len(got) - matched <= 1  # a word hyphenated across the boundary
+    assert document.place(pages[-1] + 10).page == pdf.page_count == document.place(len(text) - 1).page
+
+
+def test_pdf_pages_across_outline_chapters():
+    """Chapters from the outline are cleaned apart and joined by blank lines; a page keeping no text (a blank
+    page, a chapter of only a blank page) begins where the next text does; a word can break across pages."""
+    pymupdf = pytest.importorskip("pymupdf")
+    pdf = pymupdf.open()
+    for words in ["One starts here.", "Two starts with an extra-", "ordinary word.", "", "Three ends it."]:
+        pdf.new_page().insert_text((72, 72), words)
+    pdf.set_toc([[1, "One", 1], [1, "Two", 2], [1, "Blank", 4], [1, "Three", 5]])
+    document = read_bytes(pdf.tobytes(), "book.pdf", ".pdf")
+    one, two, three = document.chapters
+    assert [c.title for c in document.chapters] == ["One", "Two", "Three"]
+    assert two.text == "Two starts with an extraordinary word." and document.text[three.start:] == "Three ends it."
+    word = two.start + two.text.index("ordinary")
+    assert document.pages == [0, two.start, word, three.start, three.start]
+    assert [document.place(offset).page for offset in (two.start - 1, word - 1, word, three.start)] == [1, 2, 3, 5]
