@@ -1,7 +1,9 @@
-"""What a read document is: chapters of plain text, a title, notes on the extraction, a content digest."""
+"""What a read document is: chapters of plain text, a title, notes on the extraction, a content digest, and where
+each chapter (and each PDF page) sits in the document's text, so a character offset can be named for a reader."""
 
 from __future__ import annotations
 
+import bisect
 from dataclasses import dataclass, field
 
 from lsgtool.core.errors import UsageError
@@ -15,6 +17,18 @@ class DocumentError(UsageError):
 class Chapter:
     title: str | None
     text: str
+    start: int = 0  # where ``text`` begins in its Document's ``text`` (set by the Document)
+
+
+@dataclass
+class Place:
+    """Where a character offset of a document's text is, in the words a reader uses to find it."""
+
+    chapter: int  # index into Document.chapters
+    title: str | None
+    page: int | None = None  # PDF page (1-based, as a viewer counts)
+    line: int | None = None  # line of a text or Markdown file (1-based)
+    paragraph: int | None = None  # paragraph within its chapter (1-based)
 
 
 @dataclass
@@ -26,11 +40,38 @@ class Document:
     title: str | None = None
     notes: list[str] = field(default_factory=list)
     reference: str | None = None  # a gold summary (dataset rows)
+    # The text offsets index: a text or Markdown file's own text as read (chapters are slices of it, headings
+    # between them); None for PDF, EPUB and dataset rows, whose text is their chapters joined by blank lines.
+    source: str | None = None
+    pages: list[int] = field(default_factory=list)  # PDF: offset in ``text`` where page i + 1 begins
+
+    def __post_init__(self) -> None:
+        if self.source is None:
+            offset = 0
+            for chapter in self.chapters:
+                chapter.start = offset
+                offset += len(chapter.text) + 2
 
     @property
     def text(self) -> str:
+        if self.source is not None:
+            return self.source
         return "\n\n".join(chapter.text for chapter in self.chapters)
 
     @property
     def words(self) -> int:
         return sum(len(chapter.text.split()) for chapter in self.chapters)
+
+    def place(self, offset: int) -> Place:
+        """The chapter (and page, line or paragraph) the character at ``offset`` of ``text`` is in."""
+        starts = [chapter.start for chapter in self.chapters]
+        i = max(bisect.bisect_right(starts, offset) - 1, 0)
+        chapter = self.chapters[i]
+        found = Place(i, chapter.title)
+        if self.pages:
+            found.page = max(bisect.bisect_right(self.pages, offset), 1)
+        if self.source is not None:
+            found.line = self.source.count("\n", 0, offset) + 1
+        elif not self.pages:
+            found.paragraph = chapter.text.count("\n\n", 0, max(offset - chapter.start, 0)) + 1
+        return found

@@ -32,7 +32,8 @@ def read_bytes(data: bytes, name: str, suffix: str = "") -> Document:
     text = decode(data, name)
     markdown = suffix in (".md", ".markdown")
     kind = "stdin" if name == "-" else "markdown" if markdown else "text"
-    return Document(name, kind, chapters(text, markdown=markdown or text.lstrip().startswith("# ")), digest)
+    found = chapters(text, markdown=markdown or text.lstrip().startswith("# "))
+    return Document(name, kind, found, digest, source=text)
 
 
 def read(path: str | Path) -> Document:

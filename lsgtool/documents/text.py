@@ -47,21 +47,28 @@ def _heading(line: str, previous_blank: bool, markdown: bool) -> str | None:
 
 
 def chapters(text: str, markdown: bool = False) -> list[Chapter]:
-    """Split at chapter headings; text before the first heading is a chapter without a title (if not blank)."""
+    """Split at chapter headings; text before the first heading is a chapter without a title (if not blank).
+    Each chapter's text is a slice of ``text`` (its surrounding blank lines left out) starting at its ``start``."""
     found: list[Chapter] = []
-    title, lines, previous_blank = None, [], True
-    for line in text.splitlines():
+    title, first, previous_blank, offset = None, 0, True, 0
+    for line in text.splitlines(keepends=True):
         heading = _heading(line, previous_blank, markdown)
         if heading is not None:
-            if "\n".join(lines).strip() or title is not None:
-                found.append(Chapter(title, "\n".join(lines).strip()))
-            title, lines = heading, []
-        else:
-            lines.append(line)
+            if text[first:offset].strip() or title is not None:
+                found.append(_slice(text, title, first, offset))
+            title, first = heading, offset + len(line)
         previous_blank = not line.strip()
-    if "\n".join(lines).strip() or title is not None:
-        found.append(Chapter(title, "\n".join(lines).strip()))
-    return merge_empty(found) or [Chapter(None, text.strip())]
+        offset += len(line)
+    if text[first:].strip() or title is not None:
+        found.append(_slice(text, title, first, len(text)))
+    return merge_empty(found) or [_slice(text, None, 0, len(text))]
+
+
+def _slice(text: str, title: str | None, start: int, end: int) -> Chapter:
+    """``text[start:end]`` without the whitespace around it, with the offset where what is kept begins."""
+    part = text[start:end]
+    lead = len(part) - len(part.lstrip())
+    return Chapter(title, part.strip(), start + lead)
 
 
 def merge_empty(found: list[Chapter]) -> list[Chapter]:
@@ -73,6 +80,6 @@ def merge_empty(found: list[Chapter]) -> list[Chapter]:
             pending += [chapter.title] if chapter.title else []
             continue
         title = " — ".join(pending + ([chapter.title] if chapter.title else [])) or None
-        merged.append(Chapter(title, chapter.text))
+        merged.append(Chapter(title, chapter.text, chapter.start))
         pending = []
     return merged

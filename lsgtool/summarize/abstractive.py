@@ -31,6 +31,8 @@ class Generated:
     seconds: float
     padded_to: int = 0  # encoder positions of its row (the batch's longest input)
     steps: int = 0  # decoder positions of its row (the batch's longest summary)
+    token_ends: list[int] | None = None  # with sources: where each generated token ends in ``text``
+    token_mass: Any = None  # with sources: (tokens, input sentences) cross-attention mass (``attribution``)
 
 
 def model_kind(model) -> str:
@@ -122,6 +124,14 @@ class Abstractive:
         from the same ids)."""
         return self.tokenizer(text, verbose=False)["input_ids"]
 
+    def offsets(self, text: str) -> list[tuple[int, int]]:
+        """Each token's character span in ``text``, for the ids ``encode`` gives ((0, 0): a special token)."""
+        if not getattr(self.tokenizer, "is_fast", False):
+            raise UsageError(f"the tokenizer of '{self.name}' cannot say where its tokens are in the text (it is not "
+                             "a fast tokenizer), so summary sentences cannot be traced to their sources.",
+                             "leave --sources out (or pass --no-sources), or give a --tokenizer with a tokenizer.json.")
+        return [tuple(pair) for pair in self.tokenizer(text, return_offsets_mapping=True, verbose=False)["offset_mapping"]]
+
     def truncate(self, ids: list[int], keep: int) -> list[int]:
         """The first ``keep`` text tokens of ``ids``, with the special tokens around them kept (as the
         tokenizer's own truncation does: a cut input still ends with ``</s>``)."""
@@ -136,15 +146,22 @@ class Abstractive:
             kwargs["global_attention_mask"] = glob
         return kwargs
 
-    def generate(self, ids: list[int], progress: Progress | None = None, stream: bool = False) -> Generated:
-        """Summary of one token sequence, exactly as ``model.generate`` gives it for these ids and settings."""
-        return self.generate_batch([ids], progress, stream)[0]
+    def generate(self, ids: list[int], progress: Progress | None = None, stream: bool = False,
+                 bins: tuple[torch.Tensor, int] | None = None) -> Generated:
+        """Summary of one token sequence, exactly as ``model.generate`` gives it for these ids and settings.
+        ``bins``: (each token's input sentence, sentences) to record the cross-attention each sentence gets."""
+        return self.generate_batch([ids], progress, stream, None if bins is None else [bins])[0]
 
     @torch.no_grad()
     def generate_batch(self, batch_ids: list[list[int]], progress: Progress | None = None,
-                       stream: bool = False) -> list[Generated]:
-        """Summaries of several token sequences in one padded batch (right padding, masked)."""
+                       stream: bool = False, bins: list[tuple[torch.Tensor, int]] | None = None) -> list[Generated]:
+        """Summaries of several token sequences in one padded batch (right padding, masked); with ``bins`` (one
+        per sequence), the cross-attention mass of each input sentence per generated token."""
+        from contextlib import nullcontext
+
         from transformers import LogitsProcessorList
+
+        from lsgtool.summarize.attribution import Recorder
 
         progress = progress or Progress()
         start = time.perf_counter()
@@ -168,15 +185,29 @@ class Abstractive:
         progress.stage("generate", self.generation.values["max_new_tokens"], "tokens")
         single_greedy = stream and self.generation.values["num_beams"] == 1 and len(batch_ids) == 1
         streamer = _Stream(self.tokenizer, progress) if single_greedy else None
-        out = self.model.generate(**kwargs, encoder_outputs=encoder_outputs, streamer=streamer,
-                                  logits_processor=LogitsProcessorList([_Steps(progress)]))
+        recorder = None if bins is None else Recorder(self.model, [b for b, _ in bins], [n for _, n in bins],
+                                                      self.generation.values["num_beams"])
+        processors = [_Steps(progress)] + ([recorder] if recorder else [])
+        with recorder.recording() if recorder else nullcontext():
+            out = self.model.generate(**kwargs, encoder_outputs=encoder_outputs, streamer=streamer,
+                                      logits_processor=LogitsProcessorList(processors))
         seconds = (time.perf_counter() - start) / len(batch_ids)
         results = []
-        for row, ids in zip(out, batch_ids):
+        for i, (row, ids) in enumerate(zip(out, batch_ids)):
             new = row[1:]  # after the decoder start token
             text = self.tokenizer.decode(new, skip_special_tokens=True).strip()
-            results.append(Generated(text, len(ids), self._new_tokens(new.tolist()), seconds, width, len(new)))
+            result = Generated(text, len(ids), self._new_tokens(new.tolist()), seconds, width, len(new))
+            if recorder is not None:
+                result.token_ends, result.token_mass = self._ends(new.tolist(), text), recorder.tokens(row, i)
+            results.append(result)
         return results
+
+    def _ends(self, new: list[int], text: str) -> list[int]:
+        """Where each generated token ends in the stripped summary ``text`` (decoded prefix by prefix)."""
+        full = self.tokenizer.decode(new, skip_special_tokens=True)
+        lead = len(full) - len(full.lstrip())
+        return [min(max(len(self.tokenizer.decode(new[:i + 1], skip_special_tokens=True)) - lead, 0), len(text))
+                for i in range(len(new))]
 
     def _new_tokens(self, new: list[int]) -> int:
         """Tokens generated: up to the first end of sequence, which is counted; what follows it is the padding of

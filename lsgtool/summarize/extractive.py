@@ -10,7 +10,7 @@ in document order. The packaged all-MiniLM-L6-v2 (preset ``minilm``) is the embe
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import torch
 import torch.nn.functional as F
@@ -32,6 +32,8 @@ class Picked:
     seconds: float
     windows: int = 1  # windows the document was encoded in
     encoded_tokens: int = 0
+    spans: list[tuple[int, int]] = field(default_factory=list)  # of the picked sentences in the text
+    texts: list[str] = field(default_factory=list)  # the picked sentences as the summary writes them
 
 
 class Extractive:
@@ -74,6 +76,16 @@ class Extractive:
         return groups + ([current] if current else [])
 
     @torch.no_grad()
+    def embed_query(self, text: str) -> torch.Tensor:
+        """(E,) unit embedding of a short text (a question): the mean of its token states."""
+        device = next(self.model.parameters()).device
+        batch = self.tokenizer(text, truncation=True, max_length=self.window, return_tensors="pt",
+                               return_special_tokens_mask=True)
+        special = batch.pop("special_tokens_mask")[0].bool()
+        states = self.model(**{k: v.to(device) for k, v in batch.items()}).last_hidden_state[0].float().cpu()
+        return F.normalize(states[~special].mean(0) if (~special).any() else states.mean(0), dim=0)
+
+    @torch.no_grad()
     def embed(self, text: str, spans: list[tuple[int, int]], lengths: list[int], progress: Progress) -> torch.Tensor:
         """(sentences, E) unit embeddings: mean of each sentence's token states in its window."""
         device = next(self.model.parameters()).device
@@ -95,25 +107,32 @@ class Extractive:
             progress.advance(1)
         return F.normalize(out, dim=-1)
 
-    def pick(self, embeddings: torch.Tensor, lengths: list[int], eligible: list[bool]) -> list[int]:
-        """MMR up to the token budget; at least one sentence; indices in document order."""
+    def pick(self, embeddings: torch.Tensor, lengths: list[int], eligible: list[bool], budget: int | None = None,
+             count: int | None = None, query: torch.Tensor | None = None) -> list[int]:
+        """MMR up to the token ``budget`` (or ``count`` sentences); at least one sentence; indices in document
+        order. ``query``: a question's embedding, whose similarity is mixed in (``focus.FOCUS_WEIGHT``)."""
+        from lsgtool.summarize.focus import FOCUS_WEIGHT
+
+        budget = self.budget if budget is None and count is None else budget or 10**12
         centroid = F.normalize(embeddings.mean(0), dim=0)
         score = embeddings @ centroid
+        if query is not None:
+            score = (1 - FOCUS_WEIGHT) * score + FOCUS_WEIGHT * (embeddings @ query)
         candidates = [i for i, ok in enumerate(eligible) if ok] or list(range(len(lengths)))
         picked: list[int] = []
         used = 0
         best_similarity = torch.full((len(lengths),), -1.0)
-        while candidates:
+        while candidates and (count is None or len(picked) < count):
             mmr = score[candidates] - self.diversity * best_similarity[candidates].clamp(min=0)
             i = candidates[int(mmr.argmax())]
-            if used + lengths[i] > self.budget:  # no sentence is longer than the budget: they were cut to it
+            if used + lengths[i] > budget and picked:
                 candidates.remove(i)
                 continue
             picked.append(i)
             used += lengths[i]
             candidates.remove(i)
             best_similarity = torch.maximum(best_similarity, embeddings @ embeddings[i])
-            if used >= self.budget:
+            if used >= budget:
                 break
         return sorted(picked)
 
@@ -135,9 +154,11 @@ class Extractive:
                 self.count([" ".join(text[c:d].split()) for c, d in runs])  # only the pieces are counted anew
         return cut, cut_lengths
 
-    def summarize(self, text: str, progress: Progress | None = None, overflow: str = "auto") -> Picked:
+    def summarize(self, text: str, progress: Progress | None = None, overflow: str = "auto", budget: int | None = None,
+                  count: int | None = None, query: torch.Tensor | None = None) -> Picked:
         """Pick sentences; a document longer than one window is read in windows (``overflow`` auto or chunk),
-        refused (error) or read up to its first window (truncate)."""
+        refused (error) or read up to its first window (truncate). ``budget`` tokens or ``count`` sentences
+        (the summariser's budget when neither is given); ``query``: the embedding of a question to focus on."""
         progress = progress or Progress()
         start = time.perf_counter()
         spans, lengths = self.spans(text)
@@ -154,9 +175,10 @@ class Extractive:
         sentences = [" ".join(text[a:b].split()) for a, b in spans]
         embeddings = self.embed(text, spans, lengths, progress)
         eligible = [MIN_WORDS <= len(s.split()) <= MAX_WORDS for s in sentences]
-        picked = self.pick(embeddings, lengths, eligible)
-        return Picked(" ".join(sentences[i] for i in picked), total, len(sentences), picked,
-                      time.perf_counter() - start, len(self._groups(lengths)), sum(lengths))
+        picked = self.pick(embeddings, lengths, eligible, budget, count, query)
+        texts = [sentences[i] for i in picked]
+        return Picked(" ".join(texts), total, len(sentences), picked, time.perf_counter() - start,
+                      len(self._groups(lengths)), sum(lengths), [spans[i] for i in picked], texts)
 
 
 def load_extractive(source="minilm", window: int = 4096, budget: int = 256, device: str = "cpu",

@@ -72,6 +72,11 @@ def pieces(text: str, count: Count, budget: int) -> list[tuple[int, int, int]]:
 
 def windows(text: str, count: Count, budget: int) -> list[str]:
     """Windows of whole paragraphs (or sentences) that each take at most ``budget`` tokens."""
+    return [text[a:b] for a, b in window_spans(text, count, budget)]
+
+
+def window_spans(text: str, count: Count, budget: int) -> list[tuple[int, int]]:
+    """(start, end) of each of the ``windows``."""
     if budget < 1:
         raise ValueError(f"a window must hold at least one token, got {budget}")
     found = pieces(text, count, budget)
@@ -81,15 +86,13 @@ def windows(text: str, count: Count, budget: int) -> list[str]:
         while j + 1 < len(found) and used + GAP + found[j + 1][2] <= budget:
             j += 1
             used += GAP + found[j][2]
-        window = text[found[i][0]:found[j][1]]
-        excess = count([window])[0] - budget
+        excess = count([text[found[i][0]:found[j][1]]])[0] - budget
         while excess > 0 and j > i:  # counted as a whole it is longer: give pieces back to the next window
             given = 0
             while j > i and given < excess:
                 given += found[j][2] + GAP
                 j -= 1
-            window = text[found[i][0]:found[j][1]]
-            excess = count([window])[0] - budget
-        out.append(window)
+            excess = count([text[found[i][0]:found[j][1]]])[0] - budget
+        out.append((found[i][0], found[j][1]))
         i = j + 1
     return out

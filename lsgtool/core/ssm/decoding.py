@@ -31,12 +31,14 @@ class LocostCrossAttention(T5Attention):
                 **kwargs):
         if key_value_states is None or self.cache_keys_values:
             return super().forward(hidden_states, mask, key_value_states, position_bias, past_key_values, **kwargs)
-        return self.without_cache(hidden_states, key_value_states, mask), None, None
+        out, weights = self.without_cache(hidden_states, key_value_states, mask, with_weights=True)
+        return out, None, weights
 
-    def without_cache(self, hidden: Tensor, states: Tensor, mask: Tensor | None) -> Tensor:
+    def without_cache(self, hidden: Tensor, states: Tensor, mask: Tensor | None, with_weights: bool = False):
         """Every head (and every beam sharing ``states``) folded into the rows of one matmul for the scores and
         one for the read: X is read twice per layer, not twice per head and beam (a broadcast 4-D matmul runs
-        one product per head against the same X)."""
+        one product per head against the same X). ``with_weights``: also give the attention weights (B H Q L), formed
+        here anyway, as T5's own attention gives them (where summaries look up their sources)."""
         B, Q, E = hidden.shape
         H, D = self.n_heads, self.key_value_proj_dim
         S, L = states.shape[0], states.shape[1]  # S: encoder outputs (1 shared by all beams, or one per row)
@@ -53,10 +55,10 @@ class LocostCrossAttention(T5Attention):
         if weights.device.type == "cpu":  # in place only where no backward needs the softmax's output
             fill = weights.masked_fill if torch.is_grad_enabled() else weights.masked_fill_
             weights = fill(weights < NEGLIGIBLE_WEIGHT, 0)
-        weights = weights.to(states.dtype).view(S, G * H * Q, L)
-        read = torch.bmm(weights, states).view(B, H, Q, E)  # (B H Q E)
-        out = torch.einsum("bhqe,hde->bqhd", read, w_v).reshape(B, Q, H * D)  # (B Q H·D)
-        return self.o(out)
+        attention = weights.to(states.dtype)
+        read = torch.bmm(attention.view(S, G * H * Q, L), states).view(B, H, Q, E)  # (B H Q E)
+        out = self.o(torch.einsum("bhqe,hde->bqhd", read, w_v).reshape(B, Q, H * D))  # (B Q H·D)
+        return (out, attention) if with_weights else out
 
     def without_cache_per_head(self, hidden: Tensor, states: Tensor, mask: Tensor | None) -> Tensor:
         """The same, one product per head against X (broadcast): the readable reference the tests hold the
