@@ -51,6 +51,14 @@ def summarize_command(
                                                   show_default="text on stdout, md in files")] = None,
     max_new_tokens: Annotated[Optional[int], typer.Option(help="Longest summary (tokens); extractive: its budget.",
                                                           min=1, show_default="the model's, else 256")] = None,
+    length: Annotated[Optional[str], typer.Option(help="Summary length as a share of the text or in words: --length 5% "
+                                                       "or --length 300w (instead of --max-new-tokens).")] = None,
+    sentences: Annotated[Optional[int], typer.Option(help="Sentences in the summary: --sentences 12.", min=1)] = None,
+    focus: Annotated[Optional[str], typer.Option(help='What the summary is about: --focus "What became of Cain?" '
+                                                      "(sentences, windows and chapters most relevant to it first).")] = None,
+    sources: Annotated[Optional[bool], typer.Option("--sources/--no-sources", help="Where each summary sentence came "
+                                                    "from: [chapter, page or line] markers; spans and shares in JSON.",
+                                                    show_default="in md and json, not in text")] = None,
     min_new_tokens: Annotated[Optional[int], typer.Option(min=0, show_default="the model's, else 0")] = None,
     num_beams: Annotated[Optional[int], typer.Option(min=1, show_default="the model's, else the paper's")] = None,
     length_penalty: Annotated[Optional[float], typer.Option(show_default="the model's, else the paper's")] = None,
@@ -106,7 +114,7 @@ def summarize_command(
         inputs=inputs, model=model, method=method.value, tokenizer=tokenizer, out=out, fmt=fmt.value if fmt else None,
         generation=generation, overflow=overflow.value, max_input_tokens=max_input_tokens, per_chapter=per_chapter,
         device=device.value, dtype=dtype.value if dtype else None, memory_limit=memory_limit, resume=resume,
-        overwrite=overwrite, dataset=dataset, split=split, text_column=text_column, summary_column=summary_column,
+        overwrite=overwrite, sources=sources, focus=focus, length=length, sentences=sentences, dataset=dataset, split=split, text_column=text_column, summary_column=summary_column,
         limit=limit, batch_size=batch_size, rouge=rouge, stemmer=stemmer, trust_checkpoint=trust_checkpoint,
         config_from=config_from, stream=not as_json, json=as_json)
     result = run(options, Progress() if as_json else RichProgress(stream=True))

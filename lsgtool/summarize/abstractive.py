@@ -21,6 +21,7 @@ from lsgtool.summarize.generation import Generation
 from lsgtool.progress import Progress
 
 NO_LIMIT = 10**7  # tokenizers say 1e30 when they know no limit
+KEPT_OFFSETS = 64  # texts whose token offsets are kept from their encoding (a batch's documents)
 
 
 @dataclass
@@ -105,6 +106,8 @@ class Abstractive:
         self.kind = model_kind(model)
         self.limit = limit if limit is not None else input_limit(model, tokenizer)
         self.specials = tokenizer.num_special_tokens_to_add(pair=False)
+        self.track_offsets = False  # encode keeps where its tokens are in the text (sources are traced)
+        self._offsets: dict[str, list[tuple[int, int]]] = {}  # the last texts encoded
 
     @property
     def budget(self) -> int | None:
@@ -121,15 +124,24 @@ class Abstractive:
 
     def encode(self, text: str) -> list[int]:
         """Token ids with the tokenizer's special tokens (the one tokenisation of a text: counted and generated
-        from the same ids)."""
-        return self.tokenizer(text, verbose=False)["input_ids"]
+        from the same ids; with ``track_offsets``, where each token is in the text is kept from it too)."""
+        if not self.track_offsets:
+            return self.tokenizer(text, verbose=False)["input_ids"]
+        encoded = self.tokenizer(text, verbose=False, return_offsets_mapping=True)
+        if len(self._offsets) >= KEPT_OFFSETS:
+            self._offsets.pop(next(iter(self._offsets)))
+        self._offsets[text] = [tuple(pair) for pair in encoded["offset_mapping"]]
+        return encoded["input_ids"]
 
     def offsets(self, text: str) -> list[tuple[int, int]]:
-        """Each token's character span in ``text``, for the ids ``encode`` gives ((0, 0): a special token)."""
+        """Each token's character span in ``text``, for the ids ``encode`` gives ((0, 0): a special token); from
+        the text's ``encode`` when it was one of the last ``KEPT_OFFSETS``, so a text is tokenised once."""
         if not getattr(self.tokenizer, "is_fast", False):
             raise UsageError(f"the tokenizer of '{self.name}' cannot say where its tokens are in the text (it is not "
                              "a fast tokenizer), so summary sentences cannot be traced to their sources.",
                              "leave --sources out (or pass --no-sources), or give a --tokenizer with a tokenizer.json.")
+        if text in self._offsets:
+            return self._offsets[text]
         return [tuple(pair) for pair in self.tokenizer(text, return_offsets_mapping=True, verbose=False)["offset_mapping"]]
 
     def truncate(self, ids: list[int], keep: int) -> list[int]:
@@ -147,21 +159,24 @@ class Abstractive:
         return kwargs
 
     def generate(self, ids: list[int], progress: Progress | None = None, stream: bool = False,
-                 bins: tuple[torch.Tensor, int] | None = None) -> Generated:
+                 bins: tuple[torch.Tensor, int] | None = None, length=None) -> Generated:
         """Summary of one token sequence, exactly as ``model.generate`` gives it for these ids and settings.
-        ``bins``: (each token's input sentence, sentences) to record the cross-attention each sentence gets."""
-        return self.generate_batch([ids], progress, stream, None if bins is None else [bins])[0]
+        ``bins``: (each token's input sentence, sentences) to record the cross-attention each sentence gets;
+        ``length``: a ``length.Budget`` (new tokens, sentences) in place of --max-new-tokens."""
+        return self.generate_batch([ids], progress, stream, None if bins is None else [bins], length)[0]
 
     @torch.no_grad()
     def generate_batch(self, batch_ids: list[list[int]], progress: Progress | None = None,
-                       stream: bool = False, bins: list[tuple[torch.Tensor, int]] | None = None) -> list[Generated]:
+                       stream: bool = False, bins: list[tuple[torch.Tensor, int]] | None = None,
+                       length=None) -> list[Generated]:
         """Summaries of several token sequences in one padded batch (right padding, masked); with ``bins`` (one
         per sequence), the cross-attention mass of each input sentence per generated token."""
         from contextlib import nullcontext
 
-        from transformers import LogitsProcessorList
+        from transformers import LogitsProcessorList, StoppingCriteriaList
 
         from lsgtool.summarize.attribution import Recorder
+        from lsgtool.summarize.length import SentenceStop
 
         progress = progress or Progress()
         start = time.perf_counter()
@@ -182,7 +197,11 @@ class Abstractive:
         finally:
             for hook in hooks:
                 hook.remove()
-        progress.stage("generate", self.generation.values["max_new_tokens"], "tokens")
+        if length is not None:
+            kwargs["max_new_tokens"] = length.tokens
+            kwargs["min_new_tokens"] = min(kwargs.get("min_new_tokens", 0), length.tokens)
+        stops = [SentenceStop(self.tokenizer, length.sentences)] if length is not None and length.sentences else []
+        progress.stage("generate", kwargs["max_new_tokens"], "tokens")
         single_greedy = stream and self.generation.values["num_beams"] == 1 and len(batch_ids) == 1
         streamer = _Stream(self.tokenizer, progress) if single_greedy else None
         recorder = None if bins is None else Recorder(self.model, [b for b, _ in bins], [n for _, n in bins],
@@ -190,12 +209,15 @@ class Abstractive:
         processors = [_Steps(progress)] + ([recorder] if recorder else [])
         with recorder.recording() if recorder else nullcontext():
             out = self.model.generate(**kwargs, encoder_outputs=encoder_outputs, streamer=streamer,
-                                      logits_processor=LogitsProcessorList(processors))
+                                      logits_processor=LogitsProcessorList(processors),
+                                      stopping_criteria=StoppingCriteriaList(stops))
         seconds = (time.perf_counter() - start) / len(batch_ids)
         results = []
         for i, (row, ids) in enumerate(zip(out, batch_ids)):
             new = row[1:]  # after the decoder start token
             text = self.tokenizer.decode(new, skip_special_tokens=True).strip()
+            if stops:  # a sentence begun after the last one asked for is left out
+                text = _first_sentences(text, length.sentences)
             result = Generated(text, len(ids), self._new_tokens(new.tolist()), seconds, width, len(new))
             if recorder is not None:
                 result.token_ends, result.token_mass = self._ends(new.tolist(), text), recorder.tokens(row, i)
@@ -217,6 +239,13 @@ class Abstractive:
             eos = self.model.config.eos_token_id
         ends = set(eos if isinstance(eos, (list, tuple)) else [eos]) - {None}
         return next((i + 1 for i, token in enumerate(new) if token in ends), len(new))
+
+
+def _first_sentences(text: str, n: int) -> str:
+    from lsgtool.documents.sentences import sentence_spans
+
+    spans = list(sentence_spans(text))
+    return text[:spans[n - 1][1]] if len(spans) > n else text
 
 
 def load_abstractive(source, flags: dict[str, Any], tokenizer: str | None = None, device: str = "cpu",

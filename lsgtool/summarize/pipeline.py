@@ -36,6 +36,8 @@ class Summary:
     new_tokens: int = 0
     seconds: float = 0.0
     sentences: list[Sentence] | None = None  # with sources: each summary sentence and where it came from
+    length: dict[str, Any] | None = None  # with --length / --sentences: the budget used (tokens and words)
+    focus: dict[str, Any] | None = None  # with --focus: the windows read (abstractive)
 
     def to_dict(self) -> dict[str, Any]:
         """What the record shows (the sentences' sources are shown by ``DocumentSummary``, named)."""
@@ -50,6 +52,7 @@ class Summary:
         sentences = kept.get("sentences")
         if sentences is not None:
             sentences = [Sentence(s["start"], s["end"], [tuple(o) for o in s["origins"]]) for s in sentences]
+        kept = {k: v for k, v in kept.items() if k in cls.__dataclass_fields__}
         return cls(**{**kept, "sentences": sentences})
 
 
@@ -62,6 +65,9 @@ class DocumentSummary:
     chapters: list[tuple[str | None, Summary]] = field(default_factory=list)
     settings: dict[str, Any] = field(default_factory=dict)
     memory: dict[str, Any] | None = None
+    ranking: list[int] | None = None  # with a focus: chapter indices in the order ``chapters`` holds them
+    chapter_scores: list[float] | None = None  # with a focus: each chapter's relevance, in document order
+    focus: dict[str, Any] | None = None  # the question and how it was used
 
     def to_dict(self) -> dict[str, Any]:
         doc = self.document
@@ -71,10 +77,19 @@ class DocumentSummary:
             "input_tokens": self.total("input_tokens"), "encoded_tokens": self.total("encoded_tokens"),
             "dropped_tokens": self.total("dropped_tokens"),
             "route": self.summary.route, "windows": self.summary.windows, "levels": self.summary.levels,
-            "chapters": [{"title": title, **s.to_dict(), **self._sentences(s)} for title, s in self.chapters],
+            "chapters": [{"title": title, **s.to_dict(), **self._sentences(s), **self._rank(i)}
+                         for i, (title, s) in enumerate(self.chapters)],
             "book_summary": self.summary.to_dict(), "settings": self.settings, "memory_estimate": self.memory,
             "notes": doc.notes, "digest": doc.digest, **self._sentences(self.summary),
+            **({"focus": {**self.focus, **(self.summary.focus or {})}} if self.focus else {}),
+            **({"length": self.summary.length} if self.summary.length else {}),
         }
+
+    def _rank(self, position: int) -> dict[str, Any]:
+        if self.ranking is None:
+            return {}
+        index = self.ranking[position]
+        return {"index": index, "rank": position + 1, "focus_score": round(self.chapter_scores[index], 4)}
 
     def _sentences(self, summary: Summary) -> dict[str, Any]:
         if summary.sentences is None:
@@ -89,13 +104,28 @@ class DocumentSummary:
 
 @dataclass
 class Ask:
-    """What the reader asked for beyond a summary: where each sentence came from."""
+    """What the reader asked for beyond a summary: where each sentence came from (``sources``), a question to
+    focus on (``focus``, a ``focus.Relevance``), a length (``length``, a ``length.Length``)."""
 
     sources: bool = False
+    focus: Any = None
+    length: Any = None
 
     def segments(self, text: str, offset: int = 0) -> Segments | None:
         """The sentences of the document's ``text`` (from ``offset`` on) to trace to, when sources are asked."""
         return Segments.original(text, offset) if self.sources else None
+
+    def budget(self, summarizer, text: str, reference: tuple[int, int] | None = None, tokens: int | None = None):
+        """The asked length for ``text`` as a ``length.Budget`` (None: the model's or --max-new-tokens);
+        ``reference``: (tokens, words) the length is a share of, when that is not ``text`` (a book's chapters)."""
+        if self.length is None:
+            return None
+        from lsgtool.documents.sentences import sentence_spans
+
+        if reference is None:
+            reference = (summarizer.count([text])[0] if tokens is None else tokens, len(text.split()))
+        sentences = sum(1 for _ in sentence_spans(text)) if self.length.sentences else 0
+        return self.length.budget(*reference, sentences)
 
 
 class Budget:
@@ -146,37 +176,52 @@ def _bins(summarizer, text: str, segments: Segments, ids: list[int]) -> tuple[to
 
 
 def _generate(summarizer, text: str, ids: list[int] | None, segments: Segments | None, progress: Progress,
-              stream: bool):
+              stream: bool, length=None):
     """(generated, its sentences with their sources or None): one pass over ``ids`` (``text``'s tokens)."""
     ids = summarizer.encode(text) if ids is None else ids
     if segments is None:
-        return summarizer.generate(ids, progress, stream), None
-    g = summarizer.generate(ids, progress, stream, _bins(summarizer, text, segments, ids))
+        return summarizer.generate(ids, progress, stream, length=length), None
+    g = summarizer.generate(ids, progress, stream, _bins(summarizer, text, segments, ids), length)
     return g, generated_sentences(g.text, g.token_ends, g.token_mass, segments)
+
+
+def _extractive(text: str, summarizer, overflow: str, progress: Progress, segments: Segments | None, ask: Ask,
+                reference: tuple[int, int] | None) -> Summary:
+    length = ask.budget(summarizer, text, reference)
+    query = ask.focus.query if ask.focus is not None else None
+    picked = summarizer.summarize(text, progress, overflow, length and not length.sentences and length.tokens or None,
+                                  length and length.sentences, query)
+    return Summary(picked.text, "extractive", picked.input_tokens, picked.encoded_tokens,
+                   picked.input_tokens - picked.encoded_tokens, [picked.windows] if picked.windows > 1 else [],
+                   seconds=picked.seconds, length=length and length.to_dict(),
+                   sentences=None if segments is None else picked_sentences(picked.spans, picked.texts, segments))
 
 
 def summarize_text(text: str, summarizer, overflow: str = "auto", progress: Progress | None = None,
                    stream: bool = False, budget: Budget | None = None, ids: list[int] | None = None,
-                   segments: Segments | None = None) -> Summary:
+                   segments: Segments | None = None, ask: Ask | None = None,
+                   reference: tuple[int, int] | None = None) -> Summary:
     """One text to one summary by ``overflow``'s route (see the module docstring). ``ids``: the text's
     tokens (``summarizer.encode``) when the caller has them already; ``segments``: the text's sentences and
-    their sources, to trace each summary sentence to (None: no sources)."""
+    their sources, to trace each summary sentence to (None: no sources); ``ask``: a focus and a length;
+    ``reference``: (tokens, words) a length share is of, when not of ``text``."""
     progress = progress or Progress()
+    ask = ask or Ask()
     if overflow not in OVERFLOWS:
         raise UsageError(f"unknown overflow {overflow!r}.", f"choose one of {', '.join(OVERFLOWS)}.")
     if summarizer.method == "extractive":
-        picked = summarizer.summarize(text, progress, overflow)
-        return Summary(picked.text, "extractive", picked.input_tokens, picked.encoded_tokens,
-                       picked.input_tokens - picked.encoded_tokens, [picked.windows] if picked.windows > 1 else [],
-                       seconds=picked.seconds,
-                       sentences=None if segments is None else picked_sentences(picked.spans, picked.texts, segments))
+        return _extractive(text, summarizer, overflow, progress, segments, ask, reference)
     progress.stage("tokenize", None, f"{len(text):,} characters")
     ids = summarizer.encode(text) if ids is None else ids
     n = len(ids) - summarizer.specials
+    length = ask.budget(summarizer, text, reference, n)
     allowed, why = (budget or Budget(summarizer, None)).tokens(n)
+    if ask.focus is not None:
+        return _focused(text, n, allowed, summarizer, segments, ask.focus, length, progress, stream)
     if allowed is None or (n <= allowed and overflow != "chunk"):
-        g, sentences = _generate(summarizer, text, ids, segments, progress, stream)
-        return Summary(g.text, "one pass", n, n, 0, new_tokens=g.new_tokens, seconds=g.seconds, sentences=sentences)
+        g, sentences = _generate(summarizer, text, ids, segments, progress, stream, length)
+        return Summary(g.text, "one pass", n, n, 0, new_tokens=g.new_tokens, seconds=g.seconds, sentences=sentences,
+                       length=length and length.to_dict())
     if allowed < 1:
         raise UsageError(f"no input fits one pass within {why}.", "raise --memory-limit, or use fewer --num-beams.")
     if overflow == "error":
@@ -185,13 +230,36 @@ def summarize_text(text: str, summarizer, overflow: str = "auto", progress: Prog
                          f"first {allowed:,} tokens) or chunk (the windows' summaries joined).")
     if overflow == "truncate":
         progress.note(f"truncated to the first {allowed:,} of {n:,} tokens ({why}): {n - allowed:,} dropped")
-        g, sentences = _generate(summarizer, text, summarizer.truncate(ids, allowed), segments, progress, stream)
+        g, sentences = _generate(summarizer, text, summarizer.truncate(ids, allowed), segments, progress, stream,
+                                 length)
         return Summary(g.text, "truncated", n, allowed, n - allowed, new_tokens=g.new_tokens, seconds=g.seconds,
-                       sentences=sentences)
-    return _hierarchical(text, n, allowed, why, summarizer, overflow, progress, stream, segments)
+                       sentences=sentences, length=length and length.to_dict())
+    summary = _hierarchical(text, n, allowed, why, summarizer, overflow, progress, stream, segments, length)
+    summary.length = length and length.to_dict()
+    return summary
 
 
-def _hierarchical(text, n, allowed, why, summarizer, overflow, progress, stream, segments) -> Summary:
+def _focused(text, n, allowed, summarizer, segments, relevance, length, progress, stream) -> Summary:
+    """The windows most relevant to the question, most relevant first, in one pass (``focus``)."""
+    from lsgtool.summarize.focus import FOCUS_TOKENS, choose
+
+    room = FOCUS_TOKENS if allowed is None else allowed
+    if room < 1:
+        raise UsageError("no input fits one pass within the memory limit.", "raise --memory-limit.")
+    choice = choose(text, relevance, summarizer.count, room, progress)
+    progress.note(f"focus: {len(choice.chosen)} of {choice.windows} windows read ({choice.tokens:,} of {n:,} tokens)")
+    pieces = [text[w.start:w.end] for w in choice.chosen]
+    focused = "\n\n".join(pieces)
+    if segments is not None:
+        segments = Segments.joined([(piece, [Sentence(a, b, o) for (a, b), o in zip(part.spans, part.origins)])
+                                    for piece, part in zip(pieces, (segments.window(w.start, w.end)
+                                                                    for w in choice.chosen))], "\n\n")
+    g, sentences = _generate(summarizer, focused, None, segments, progress, stream, length)
+    return Summary(g.text, "focused", n, choice.tokens, max(n - choice.tokens, 0), new_tokens=g.new_tokens, seconds=g.seconds,
+                   sentences=sentences, length=length and length.to_dict(), focus=choice.to_dict())
+
+
+def _hierarchical(text, n, allowed, why, summarizer, overflow, progress, stream, segments, length=None) -> Summary:
     """Windows summarised, then their joined summaries, level by level; with ``segments``, each level's
     sentences keep the sources of the summary sentences they are."""
     level_text, level_tokens, counts, new_tokens, seconds = text, n, [], 0, 0.0
@@ -209,14 +277,14 @@ def _hierarchical(text, n, allowed, why, summarizer, overflow, progress, stream,
             new_tokens, seconds = new_tokens + g.new_tokens, seconds + g.seconds
         joined = "\n".join(s for s, _ in summaries if s)
         level = Segments.joined(summaries, "\n") if segments is not None else None
-        if overflow == "chunk":
+        if overflow == "chunk":  # the asked length is not split over the windows: each has the model's budget
             return Summary(joined, "chunked", n, n, 0, counts, 1, new_tokens, seconds,
                            sentences=None if level is None else [Sentence(a, b, o) for (a, b), o in
                                                                   zip(level.spans, level.origins)])
         joined_ids = summarizer.encode(joined)
         joined_tokens = len(joined_ids) - summarizer.specials
         if joined_tokens <= allowed:
-            g, sentences = _generate(summarizer, joined, joined_ids, level, progress, stream)
+            g, sentences = _generate(summarizer, joined, joined_ids, level, progress, stream, length)
             return Summary(g.text, "hierarchical", n, n, 0, counts, len(counts) + 1, new_tokens + g.new_tokens,
                            seconds + g.seconds, sentences=sentences)
         if joined_tokens >= level_tokens:
@@ -238,6 +306,11 @@ def summarize_document(doc: Document, summarizer, overflow: str = "auto", per_ch
     ask = ask or Ask()
     budget = Budget(summarizer, memory_limit_mb, progress)
     result = _empty(doc, summarizer, overflow, per_chapter)
+    if ask.focus is not None:
+        from lsgtool.summarize.focus import FOCUS_WEIGHT
+
+        result.focus = {"question": ask.focus.question, "encoder": ask.focus.encoder.name,
+                        **({"weight": FOCUS_WEIGHT} if summarizer.method == "extractive" else {})}
     if per_chapter and len(doc.chapters) > 1:
         for i, chapter in enumerate(doc.chapters):
             kept = chapters.get(i) if chapters is not None else None
@@ -246,7 +319,7 @@ def summarize_document(doc: Document, summarizer, overflow: str = "auto", per_ch
                 continue
             progress.note(f"chapter {i + 1}/{len(doc.chapters)}: {chapter.title or '(untitled)'}")
             summary = summarize_text(chapter.text, summarizer, overflow, progress, budget=budget,
-                                     segments=ask.segments(chapter.text, chapter.start))
+                                     segments=ask.segments(chapter.text, chapter.start), ask=ask)
             if chapters is not None:
                 chapters.put(i, summary.to_store())
             result.chapters.append((chapter.title, summary))
@@ -254,18 +327,30 @@ def summarize_document(doc: Document, summarizer, overflow: str = "auto", per_ch
             doc.notes.append(f"{chapters.kept} of {len(doc.chapters)} chapter summaries were kept from an "
                              "interrupted run")
         progress.note("the book, from its chapters' summaries")
+        if ask.focus is not None:
+            result.ranking, result.chapter_scores = _rank(doc, ask.focus, progress)
+            result.chapters = [result.chapters[i] for i in result.ranking]
         parts = [(s.text, s.sentences or []) for _, s in result.chapters]
         joined = "\n\n".join(text for text, _ in parts if text)
+        book = Ask(ask.sources, ask.focus if summarizer.method == "extractive" else None, ask.length)
         result.summary = summarize_text(joined, summarizer, overflow, progress, stream, budget,
-                                        segments=Segments.joined(parts, "\n\n") if ask.sources else None)
+                                        segments=Segments.joined(parts, "\n\n") if ask.sources else None, ask=book,
+                                        reference=(result.total("input_tokens"), doc.words))
     else:
         if per_chapter:
             doc.notes.append("--per-chapter: no chapters were found (no EPUB spine, headings or 'Chapter N' lines), "
                              "so the whole text has one summary")
             progress.note(doc.notes[-1])
         result.summary = summarize_text(doc.text, summarizer, overflow, progress, stream, budget, ids,
-                                        ask.segments(doc.text))
+                                        ask.segments(doc.text), ask)
     return _with_memory(result, summarizer)
+
+
+def _rank(doc: Document, relevance, progress: Progress) -> tuple[list[int], list[float]]:
+    """(chapter indices, most relevant to the question first; each chapter's score) (``focus``)."""
+    spans, similarity = relevance.sentences(doc.text, progress)
+    scores = [relevance.score(spans, similarity, c.start, c.start + len(c.text)) for c in doc.chapters]
+    return sorted(range(len(scores)), key=lambda i: -scores[i]), scores
 
 
 def _empty(doc: Document, summarizer, overflow: str, per_chapter: bool) -> DocumentSummary:
@@ -282,6 +367,9 @@ def _with_memory(result: DocumentSummary, summarizer) -> DocumentSummary:
     else:
         given, wanted = summarizer.budget_given, summarizer.budget
     read = result.total("input_tokens")
+    if result.summary.length is None and read:  # the budget used, in tokens and the text's words
+        result.summary.length = {"asked": "--max-new-tokens" if given else "the default budget", "tokens": wanted,
+                                 "words": round(wanted * result.document.words / read), "sentences": None}
     if given and read and wanted >= read:
         result.document.notes.append(f"--max-new-tokens {wanted:,} is not below the input's {read:,} tokens: the "
                                      "summary may be as long as the text (a shorter budget summarises)")
@@ -317,7 +405,9 @@ def summarize_documents(docs: list[Document], summarizer, overflow: str = "auto"
     ask = ask or Ask()
     chapters = chapters or [None] * len(docs)
     encoded = encoded or [None] * len(docs)
-    if len(docs) < 2 or summarizer.method != "abstractive" or (per_chapter and any(len(d.chapters) > 1 for d in docs)):
+    alone = ask.focus is not None or ask.length is not None  # each document its own windows or budget
+    if len(docs) < 2 or summarizer.method != "abstractive" or alone or (per_chapter and any(len(d.chapters) > 1
+                                                                                          for d in docs)):
         return [summarize_document(d, summarizer, overflow, per_chapter, progress, False, memory_limit_mb, ids, store,
                                    ask) for d, store, ids in zip(docs, chapters, encoded)]
     encoded = [summarizer.encode(d.text) if ids is None else ids for d, ids in zip(docs, encoded)]  # tokenised once

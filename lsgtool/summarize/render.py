@@ -9,8 +9,43 @@ FORMATS = ("text", "md", "json", "jsonl")
 SUFFIX = {"text": ".txt", "md": ".md", "json": ".json", "jsonl": ".jsonl"}
 
 
+MARKED_SHARE = 0.2  # sources below this share of a sentence are left out of its marker (they stay in JSON)
+TITLE_CHARACTERS = 40
+
+
 def _sections(record: dict[str, Any]) -> list[tuple[str | None, str]]:
-    return [(c.get("title") or f"Chapter {i + 1}", c["text"]) for i, c in enumerate(record.get("chapters", []))]
+    return [(_heading(c, i), _marked(c["text"], c.get("sentences"))) for i, c in enumerate(record.get("chapters", []))]
+
+
+def _heading(chapter: dict[str, Any], i: int) -> str:
+    title = chapter.get("title") or f"Chapter {chapter.get('index', i) + 1}"
+    if "rank" in chapter:
+        title += f" (relevance {chapter['focus_score']:.2f}, rank {chapter['rank']})"
+    return title
+
+
+def marker(sources: list[dict[str, Any]]) -> str:
+    """A compact pointer to a sentence's sources: ``[Genesis, p. 12]``, ``[Chapter 3, line 120 (64%); line 40 (21%)]``."""
+    shown = [s for s in sources if s["score"] >= MARKED_SHARE][:2] or sources[:1]
+    parts = []
+    for s in shown:
+        where = (f"p. {s['page']}" if s.get("page") else f"line {s['line']}" if s.get("line") else
+                 f"¶ {s['paragraph']}" if s.get("paragraph") else f"chars {s['start']}-{s['end']}")
+        title = s.get("chapter")
+        if title and len(title) > TITLE_CHARACTERS:
+            title = title[:TITLE_CHARACTERS - 1].rstrip() + "…"
+        label = f"{title}, {where}" if title else where
+        parts.append(label + (f" ({100 * s['score']:.0f}%)" if len(shown) > 1 or s["score"] < 0.95 else ""))
+    return f"[{'; '.join(parts)}]" if parts else ""
+
+
+def _marked(text: str, sentences: list[dict[str, Any]] | None) -> str:
+    """``text`` with each sentence followed by the marker of its sources (as it is, without sources)."""
+    for s in reversed(sentences or []):
+        found = marker(s["sources"])
+        if found:
+            text = text[:s["end"]] + f" {found}" + text[s["end"]:]
+    return text
 
 
 def render(record: dict[str, Any], fmt: str) -> str:
@@ -22,11 +57,13 @@ def render(record: dict[str, Any], fmt: str) -> str:
     title = record.get("title") or record["input"]
     chapters = _sections(record)
     if fmt == "md":
+        focus = f"; focused on “{record['focus']['question']}”" if record.get("focus") else ""
         lines = [f"# {title}", "", f"*{record['method']} summary by {record['model']}; {record['input_tokens']:,} input "
-                                   f"tokens, {record['route']}*", "", record["summary"], ""]
+                                   f"tokens, {record['route']}{focus}*", "",
+                 _marked(record["summary"], record.get("sentences")), ""]
         for chapter_title, text in chapters:
             lines += [f"## {chapter_title}", "", text, ""]
         return "\n".join(lines)
-    parts = [record["summary"]]
+    parts = [_marked(record["summary"], record.get("sentences"))]
     parts += [f"{chapter_title}\n{text}" for chapter_title, text in chapters]
     return "\n\n".join(parts) + "\n"

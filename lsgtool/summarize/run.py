@@ -14,6 +14,7 @@ from typing import Any
 
 from lsgtool.core.errors import UsageError
 from lsgtool.progress import Progress
+from lsgtool.summarize.length import Length
 
 __all__ = ["GENERATION_FLAGS", "SummarizeOptions", "SummarizeResult", "default_model", "run"]
 
@@ -52,6 +53,10 @@ class SummarizeOptions:
     stemmer: bool = True
     trust_checkpoint: bool = False
     config_from: Path | None = None
+    sources: bool | None = None  # where each summary sentence came from (None: in md and json, not in text)
+    focus: str | None = None  # a question the summary is about
+    length: str | None = None  # "5%" of the text or "300w" words, in place of --max-new-tokens
+    sentences: int | None = None  # sentences in the summary, in place of --max-new-tokens
     stream: bool = False  # hand greedy text to progress.text as it is generated (one input)
     json: bool = False  # the result goes to standard output as JSON (--json)
 
@@ -116,6 +121,17 @@ def _check(options: SummarizeOptions) -> None:
     if options.limit is not None and options.dataset is None:
         raise UsageError("--limit counts the rows of a dataset, and no --dataset was given.",
                          "pass --dataset NAME_OR_PATH, or leave --limit out.")
+    if options.focus is not None and not options.focus.strip():
+        raise UsageError("--focus is empty.", 'pass the question or topic the summary should be about, e.g. '
+                                              '--focus "What happened to Cain?".')
+    length = Length.parse(options.length, options.sentences)
+    if length is not None and options.generation.get("max_new_tokens") is not None:
+        flag = "--length" if options.length is not None else "--sentences"
+        raise UsageError(f"{flag} and --max-new-tokens both set the summary's length.", "pass one of them.")
+    if length is not None and options.overflow == "chunk":
+        raise UsageError(f"--{'length' if options.length is not None else 'sentences'} sets the length of one summary, "
+                         "and --overflow chunk joins a summary per window.",
+                         "pass --overflow auto (one summary of the windows' summaries), or leave the length out.")
     if options.rouge and options.dataset is None:
         raise UsageError("--rouge scores summaries against references, and only a --dataset has them (its summary "
                          "column).", "pass --dataset with a summary column, or leave --rouge out.")
@@ -207,10 +223,10 @@ def run(options: SummarizeOptions, progress: Progress | None = None) -> Summariz
 
     progress = progress or Progress()
     state = distributed.start(cpu=options.device == "cpu")  # None for one process; the batch shares the work on it
-    jobs, outputs, summarizer, why = distributed.together(lambda: _ready(options, progress), state)
+    jobs, outputs, summarizer, why, ask = distributed.together(lambda: _ready(options, progress), state)
     if outputs is not None:
         distributed.shared(outputs.folder, state)  # a machine writing its share to its own disk would lose it
-    outcome = _summarise(jobs, outputs, summarizer, why, options, progress)
+    outcome = _summarise(jobs, outputs, summarizer, why, options, progress, ask)
     result = SummarizeResult(outcome, len(jobs), outputs, summarizer.method, summarizer.name, why)
     if options.batch_size > 1 and summarizer.method == "abstractive":
         result.batches = outcome.padding.report(options.batch_size, options.by_length)
@@ -225,7 +241,7 @@ def run(options: SummarizeOptions, progress: Progress | None = None) -> Summariz
 
 
 def _ready(options: SummarizeOptions, progress: Progress):
-    """(jobs, outputs, summariser, why): every check, then the model loaded."""
+    """(jobs, outputs, summariser, why, what the reader asked): every check, then the model loaded."""
     from lsgtool.summarize.batch import clean_stale
 
     _check(options)
@@ -244,8 +260,41 @@ def _ready(options: SummarizeOptions, progress: Progress):
         for name in clean_stale(outputs.folder):
             progress.note(f"removed a temporary file of an interrupted run: {name}")
     summarizer, why = load_summarizer(options)
-    return jobs, outputs, summarizer, why
+    return jobs, outputs, summarizer, why, _ask(options, outputs, summarizer)
 
+
+def _ask(options: SummarizeOptions, outputs, summarizer):
+    """Sources, focus and length as the pipeline takes them; sources are refused where they cannot be traced."""
+    from lsgtool.summarize.pipeline import Ask
+
+    fmt = outputs.fmt if outputs is not None else ("json" if options.json else options.fmt or "text")
+    sources = options.sources if options.sources is not None else fmt in ("md", "json", "jsonl")
+    if sources and summarizer.method == "abstractive":
+        from lsgtool.summarize.attribution import cross_attention_modules
+
+        fast = getattr(summarizer.tokenizer, "is_fast", False)
+        if not fast or not cross_attention_modules(summarizer.model):
+            if options.sources:
+                why = ("its tokenizer cannot say where its tokens are in the text (not a fast tokenizer)" if not fast
+                       else "its decoder has no cross-attention lsgtool knows")
+                raise UsageError(f"--sources: the sources of '{summarizer.name}'s sentences cannot be traced: {why}.",
+                                 "leave --sources out, or give a --tokenizer with a tokenizer.json.")
+            sources = False
+        summarizer.track_offsets = sources
+    focus = None
+    if options.focus is not None:
+        from lsgtool.summarize.focus import Relevance
+
+        encoder = summarizer if summarizer.method == "extractive" else _encoder(options)
+        focus = Relevance(encoder, options.focus.strip())
+    return Ask(sources, focus, Length.parse(options.length, options.sentences))
+
+
+def _encoder(options: SummarizeOptions):
+    """The packaged sentence encoder that finds what is relevant to a question for abstractive summaries."""
+    from lsgtool.summarize.extractive import load_extractive
+
+    return load_extractive("minilm", device=options.device)
 
 def _read_now(job):
     from lsgtool.summarize.inputs import Job
@@ -260,12 +309,13 @@ def _identity(summarizer, options: SummarizeOptions) -> dict[str, Any]:
     text."""
     return {"model": summarizer.name, "fingerprint": summarizer.fingerprint, "method": summarizer.method,
             "overflow": options.overflow, "memory_limit": options.memory_limit,
-            "per_chapter": options.per_chapter,
+            "per_chapter": options.per_chapter, "sources": options.sources, "focus": options.focus,
+            "length": options.length, "sentences": options.sentences,
             "settings": summarizer.generation.values if summarizer.generation else summarizer.settings,
             "limit": getattr(summarizer, "limit", None)}
 
 
-def _summarise(jobs, outputs, summarizer, why, options: SummarizeOptions, progress: Progress):
+def _summarise(jobs, outputs, summarizer, why, options: SummarizeOptions, progress: Progress, ask=None):
     from lsgtool.profiling.memory import available_mb
     from lsgtool.summarize.batch import run as run_batch
     from lsgtool.summarize.pipeline import batch_tokens, summarize_document, summarize_documents
@@ -277,10 +327,11 @@ def _summarise(jobs, outputs, summarizer, why, options: SummarizeOptions, progre
     def summarise(documents, chapters, encoded, padding) -> list[dict[str, Any]]:
         if len(documents) == 1:
             results = [summarize_document(documents[0], summarizer, options.overflow, options.per_chapter, progress,
-                                          stream=stream, memory_limit_mb=limit, ids=encoded[0], chapters=chapters[0])]
+                                          stream=stream, memory_limit_mb=limit, ids=encoded[0], chapters=chapters[0],
+                                          ask=ask)]
         else:
             results = summarize_documents(documents, summarizer, options.overflow, options.per_chapter, progress,
-                                          limit, chapters, encoded, padding)
+                                          limit, chapters, encoded, padding, ask)
         return [scored(document, {**result.to_dict(), "why": why}) for document, result in zip(documents, results)]
 
     def scored(document, record: dict[str, Any]) -> dict[str, Any]:

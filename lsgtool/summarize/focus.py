@@ -1,0 +1,90 @@
+"""A summary focused on a question (``--focus``): what is relevant to it is chosen first.
+
+Relevance is the cosine between the question's embedding and each sentence's, both from a sentence encoder read
+through LSG attention (the extractive summariser's own, else the packaged all-MiniLM-L6-v2).
+
+- Extractive: a sentence's score is ``(1 - FOCUS_WEIGHT)`` times its centrality (cosine to the document's
+  centroid) plus ``FOCUS_WEIGHT`` times its similarity to the question, then picked by maximal marginal
+  relevance as without a focus.
+- Abstractive: the text is cut into windows of at most ``WINDOW_TOKENS`` tokens, each scored by the mean of its
+  ``TOP`` most similar sentences; the best windows, most relevant first, fill one pass of the model (its limit,
+  ``--max-input-tokens``, or ``FOCUS_TOKENS`` for a model without one), and that pass is summarised: a whole book
+  asked about one topic is read in one model window. The windows chosen and their scores are reported.
+- Per chapter: chapters are ranked by the same score; each is summarised with the focus, and the book's summary
+  is written from the chapter summaries in that order, most relevant first.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import torch
+
+FOCUS_WEIGHT = 0.7
+WINDOW_TOKENS = 512
+FOCUS_TOKENS = 16384
+TOP = 3
+
+
+@dataclass
+class Window:
+    start: int
+    end: int
+    score: float
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"start": self.start, "end": self.end, "score": round(self.score, 4)}
+
+
+@dataclass
+class Choice:
+    """The windows an abstractive pass reads: ``chosen`` in the order they are read, of ``windows`` in all."""
+
+    chosen: list[Window]
+    windows: int
+    tokens: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"windows": self.windows, "chosen": [w.to_dict() for w in self.chosen], "tokens": self.tokens}
+
+
+class Relevance:
+    """Similarity of sentences to one question, with a sentence encoder (an ``Extractive``)."""
+
+    def __init__(self, encoder, question: str):
+        self.encoder, self.question = encoder, question
+        self.query = encoder.embed_query(question)
+
+    def sentences(self, text: str, progress=None) -> tuple[list[tuple[int, int]], torch.Tensor]:
+        """(sentence spans, their cosine to the question)."""
+        from lsgtool.progress import Progress
+
+        spans, lengths = self.encoder.spans(text)
+        if not spans:
+            return [], torch.zeros(0)
+        return spans, self.encoder.embed(text, spans, lengths, progress or Progress()) @ self.query
+
+    def score(self, spans: list[tuple[int, int]], similarity: torch.Tensor, start: int = 0, end: int | None = None) -> float:
+        """Mean of the ``TOP`` highest similarities of the sentences inside ``[start, end)``."""
+        inside = [i for i, (a, b) in enumerate(spans) if a >= start and (end is None or b <= end)]
+        if not inside:
+            return -1.0
+        return float(similarity[inside].topk(min(TOP, len(inside))).values.mean())
+
+
+def choose(text: str, relevance: Relevance, count, budget: int, progress=None) -> Choice:
+    """The most relevant windows of ``text`` that together fit ``budget`` tokens, most relevant first."""
+    from lsgtool.summarize.windows import GAP, window_spans
+
+    spans, similarity = relevance.sentences(text, progress)
+    found = window_spans(text, count, max(1, min(WINDOW_TOKENS, budget)))
+    sizes = count([text[a:b] for a, b in found])
+    scored = sorted(((relevance.score(spans, similarity, a, b), i) for i, (a, b) in enumerate(found)), reverse=True)
+    chosen, used = [], 0
+    for score, i in scored:
+        if used + sizes[i] + (GAP if chosen else 0) > budget:
+            continue
+        chosen.append(Window(found[i][0], found[i][1], score))
+        used += sizes[i] + (GAP if len(chosen) > 1 else 0)
+    return Choice(chosen, len(found), used)
