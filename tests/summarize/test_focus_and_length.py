@@ -1,0 +1,116 @@
+"""--focus (sentences, windows and chapters most relevant to a question first) and --length / --sentences, on the
+King James text the tests ship (Genesis 1-4) and the tiny models."""
+
+import json
+import math
+import re
+from pathlib import Path
+
+import pytest
+
+DATA = Path(__file__).parent.parent / "data"
+GENESIS = DATA / "genesis.txt"
+
+
+def _json(runner, app, args):
+    result = runner.invoke(app, ["summarize", *args, "--json"])
+    assert result.exit_code == 0, result.output
+    return json.loads(result.output)
+
+
+def _mentions(sentences, name):
+    return sum(name in s["text"] for s in sentences) / len(sentences)
+
+
+def test_extractive_focus_on_a_named_figure_picks_sentences_that_mention_it(runner, app):
+    plain = _json(runner, app, [str(GENESIS), "--max-new-tokens", "120"])
+    focused = _json(runner, app, [str(GENESIS), "--max-new-tokens", "120", "--focus", "Cain"])
+    assert _mentions(focused["sentences"], "Cain") >= 0.8 > _mentions(plain["sentences"], "Cain")
+    assert focused["focus"] == {"question": "Cain", "encoder": "minilm", "weight": 0.7}
+
+
+def test_per_chapter_focus_ranks_the_chapters(runner, app):
+    record = _json(runner, app, [str(DATA / "genesis-pandoc.epub"), "--per-chapter", "--focus", "Cain and Abel",
+                                 "--sentences", "1"])
+    chapters = record["chapters"]
+    assert [c["rank"] for c in chapters] == [1, 2, 3, 4]
+    assert chapters[0]["title"] == "Chapter 4" and chapters[0]["index"] == 3  # Genesis 4: Cain and Abel
+    assert [c["focus_score"] for c in chapters] == sorted((c["focus_score"] for c in chapters), reverse=True)
+    assert all(len(c["sentences"]) == 1 for c in chapters)
+    assert "Cain" in record["summary"]
+
+
+def test_abstractive_focus_reads_the_most_relevant_windows_first(runner, app, models):
+    from lsgtool.summarize.abstractive import load_abstractive
+
+    record = _json(runner, app, [str(GENESIS), "--model", str(models / "bart-lsg"), "--max-new-tokens", "6",
+                                 "--focus", "Cain and Abel"])
+    assert record["route"] == "focused"
+    focus = record["focus"]
+    chosen = focus["chosen"]
+    assert chosen and focus["windows"] > len(chosen)
+    assert [w["score"] for w in chosen] == sorted((w["score"] for w in chosen), reverse=True)
+    text = GENESIS.read_text()
+    assert "Cain" in text[chosen[0]["start"]:chosen[0]["end"]]
+    limit = load_abstractive(str(models / "bart-lsg"), {}).budget
+    assert focus["tokens"] <= limit and record["encoded_tokens"] == focus["tokens"]
+    assert record["dropped_tokens"] == record["input_tokens"] - focus["tokens"]  # what was not read is counted
+    for sentence in record["sentences"]:  # sources point into the windows read
+        for source in sentence["sources"]:
+            assert any(w["start"] <= source["start"] and source["end"] <= w["end"] for w in chosen)
+
+
+@pytest.mark.parametrize("length", ["5%", "300w"])
+def test_length_as_a_share_or_in_words_is_a_token_budget_stated_in_the_record(runner, app, length):
+    record = _json(runner, app, [str(GENESIS), "--length", length])
+    budget = record["length"]
+    tokens, words = record["input_tokens"], record["words"]
+    if length == "5%":
+        assert budget == {"asked": "5%", "tokens": math.ceil(0.05 * tokens), "words": round(0.05 * words),
+                          "sentences": None}
+    else:
+        assert budget == {"asked": "300w", "tokens": math.ceil(300 * tokens / words), "words": 300, "sentences": None}
+    from lsgtool.summarize.extractive import load_extractive
+
+    counted = load_extractive("minilm").count([s["text"] for s in record["sentences"]])
+    assert sum(counted) <= budget["tokens"]
+
+
+def test_sentences_gives_that_many_sentences_and_a_share_bounds_generation(runner, app, models, tmp_path, text):
+    record = _json(runner, app, [str(GENESIS), "--sentences", "3"])
+    assert len(record["sentences"]) == 3 and record["length"]["sentences"] == 3
+    doc = tmp_path / "short.txt"
+    doc.write_text(text(2))
+    record = _json(runner, app, [str(doc), "--model", str(models / "bart-lsg"), "--length", "5%"])
+    assert record["route"] == "one pass" and record["length"]["tokens"] == math.ceil(0.05 * record["input_tokens"])
+    assert record["book_summary"]["new_tokens"] <= record["length"]["tokens"]
+
+
+def test_generation_stops_after_the_sentences_asked_for(models):
+    import torch
+
+    from lsgtool.summarize.abstractive import _first_sentences
+    from lsgtool.summarize.length import SentenceStop
+    from transformers import AutoTokenizer
+
+    tok = AutoTokenizer.from_pretrained(models / "bart")
+    stop = SentenceStop(tok, 2)
+    rows = [tok("The fox ran. The dog slept.")["input_ids"], tok("The fox ran. The dog")["input_ids"]]
+    width = max(map(len, rows))
+    ids = torch.tensor([r + [tok.pad_token_id] * (width - len(r)) for r in rows])
+    assert stop(ids, None).tolist() == [True, False]
+    assert _first_sentences("One here. Two here. Three", 2) == "One here. Two here."
+
+
+@pytest.mark.parametrize("args, flag", [
+    (["--focus", ""], "--focus"), (["--focus", "   "], "--focus"), (["--length", "0%"], "--length 0%"),
+    (["--length", "150%"], "--length 150%"), (["--length", "many"], "--length"), (["--length", "2.5w"], "--length"),
+    (["--length", "5%", "--max-new-tokens", "50"], "--length"), (["--length", "5%", "--sentences", "3"], "--length"),
+    (["--sentences", "3", "--overflow", "chunk"], "--sentences"), (["--sentences", "0"], "--sentences"),
+])
+def test_bad_lengths_and_focus_are_usage_errors_naming_the_flag(runner, app, tmp_path, args, flag):
+    out = tmp_path / "s.md"
+    result = runner.invoke(app, ["summarize", str(GENESIS), "--out", str(out), *args])
+    assert result.exit_code == 2, result.output
+    assert re.search(r"Error", result.output) and flag in result.output
+    assert not out.exists()

@@ -1,0 +1,190 @@
+"""Sources of summary sentences: a model trained here to copy one sentence attributes its summary to that
+sentence; offsets round-trip for every input kind; levels of a hierarchy and chapters map back to the text."""
+
+import json
+import random
+from pathlib import Path
+
+import pytest
+import torch
+import transformers as T
+
+from lsgtool.documents import read
+from lsgtool.documents.sentences import sentence_spans
+from lsgtool.summarize.sources import Segments, Sentence
+
+DATA = Path(__file__).parent.parent / "data"
+FILLER = "ash birch cedar dune elm fern gale heath iris jade kelp loam moss".split()
+KEYS = "river storm hill night king wall stone rain".split()
+
+
+def _sentence(rng, words):
+    return " ".join(rng.choice(words) for _ in range(4)).capitalize() + "."
+
+
+def _example(rng):
+    """Two to five sentences of filler words and one of key words, which the model learns to copy."""
+    sentences = [_sentence(rng, FILLER) for _ in range(rng.randrange(2, 6))]
+    key = _sentence(rng, KEYS)
+    sentences.insert(rng.randrange(len(sentences) + 1), key)
+    return " ".join(sentences), key
+
+
+@pytest.fixture(scope="module")
+def copier(tmp_path_factory):
+    """A BART without encoder layers (its decoder must look at the sentence it copies), trained here: ~8 s."""
+    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, processors
+
+    words = sorted({w for f in FILLER + KEYS for w in (f, f.capitalize())})
+    vocab = {t: i for i, t in enumerate(["<s>", "<pad>", "</s>", "<unk>", "."] + words)}
+    tok = Tokenizer(models.WordLevel(vocab, unk_token="<unk>"))
+    tok.pre_tokenizer = pre_tokenizers.Sequence([pre_tokenizers.WhitespaceSplit(), pre_tokenizers.Punctuation()])
+    tok.post_processor = processors.TemplateProcessing(single="<s> $A </s>", special_tokens=[("<s>", 0), ("</s>", 2)])
+    tok.decoder = decoders.WordPiece(prefix="##", cleanup=True)
+    fast = T.PreTrainedTokenizerFast(tokenizer_object=tok, bos_token="<s>", eos_token="</s>", pad_token="<pad>",
+                                     unk_token="<unk>", model_max_length=128)
+    torch.manual_seed(0)
+    rng = random.Random(0)
+    config = T.BartConfig(vocab_size=len(vocab), d_model=48, encoder_layers=0, decoder_layers=2,
+                          encoder_attention_heads=2, decoder_attention_heads=2, encoder_ffn_dim=64, decoder_ffn_dim=64,
+                          max_position_embeddings=128, pad_token_id=1, bos_token_id=0, eos_token_id=2,
+                          decoder_start_token_id=2, forced_eos_token_id=2, dropout=0.0)
+    model = T.BartForConditionalGeneration(config)
+    optimizer = torch.optim.AdamW(model.parameters(), lr=3e-3)
+    for _ in range(800):
+        batch = [_example(rng) for _ in range(32)]
+        inputs = fast([x for x, _ in batch], return_tensors="pt", padding=True)
+        labels = fast([y for _, y in batch], return_tensors="pt", padding=True)["input_ids"]
+        labels[labels == fast.pad_token_id] = -100
+        loss = model(**inputs, labels=labels).loss
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+    folder = tmp_path_factory.mktemp("copier")
+    model.save_pretrained(folder)
+    fast.save_pretrained(folder)
+    return folder
+
+
+def _json(runner, app, args):
+    result = runner.invoke(app, ["summarize", *args, "--json"])
+    assert result.exit_code == 0, result.output
+    return json.loads(result.output)
+
+
+@pytest.mark.parametrize("beams", [1, 3])
+def test_a_model_trained_to_copy_a_sentence_attributes_its_summary_to_it(runner, app, copier, tmp_path, beams):
+    rng, copied = random.Random(7), 0
+    for trial in range(3):
+        text, key = _example(rng)
+        doc = tmp_path / f"doc{trial}.txt"
+        doc.write_text("\n\n" + text + "\n")
+        record = _json(runner, app, [str(doc), "--model", str(copier), "--num-beams", str(beams),
+                                     "--max-new-tokens", "12"])
+        assert set(record["summary"].lower().strip(".").split()) <= set(KEYS)  # it learned to copy the key sentence
+        (sentence,) = record["sentences"]
+        top = sentence["sources"][0]
+        assert doc.read_text()[top["start"]:top["end"]] == key
+        copied += record["summary"] == key
+        assert top["score"] > max(s["score"] for s in sentence["sources"][1:])
+        assert top["line"] == 3 and top["chapter"] is None
+    assert copied, "the model copies its key sentence"
+
+
+def test_markdown_marks_each_sentence_and_plain_text_only_with_sources(runner, app, copier, tmp_path):
+    text, key = _example(random.Random(3))
+    doc = tmp_path / "doc.txt"
+    doc.write_text(text)
+    args = ["summarize", str(doc), "--model", str(copier), "--max-new-tokens", "12"]
+    md = runner.invoke(app, [*args, "--format", "md"]).stdout
+    assert " [line 1" in md
+    plain = runner.invoke(app, [*args, "--format", "text"]).stdout
+    summary = plain.strip()
+    assert "[" not in summary and summary.endswith(".")
+    marked = runner.invoke(app, [*args, "--format", "text", "--sources"]).stdout
+    assert marked.startswith(f"{summary} [line 1")
+    assert "sentences" not in _json(runner, app, [str(doc), "--model", str(copier), "--max-new-tokens", "12",
+                                                  "--no-sources"])
+
+
+def _sentence_texts(text):
+    return {" ".join(text[a:b].split()) for a, b in sentence_spans(text)}
+
+
+@pytest.mark.parametrize("name", ["genesis.txt", "genesis.md", "genesis-groff.pdf", "genesis-pandoc.epub"])
+def test_extractive_sources_are_the_exact_spans_in_every_input_kind(runner, app, tmp_path, name):
+    path = DATA / name
+    if name == "genesis.md":  # Markdown: the same text under a title and chapter headings
+        path = tmp_path / name
+        lines = (DATA / "genesis.txt").read_text().splitlines()
+        path.write_text("# Genesis\n\n" + "\n".join(lines[:40]) + "\n\n## Cain\n\n" + "\n".join(lines[80:]) + "\n")
+    record = _json(runner, app, [str(path), "--max-new-tokens", "120"])
+    document = read(path)
+    assert record["sentences"]
+    for sentence in record["sentences"]:
+        (source,) = sentence["sources"]
+        span = document.text[source["start"]:source["end"]]
+        assert " ".join(span.split()) == sentence["text"]
+        assert record["summary"][sentence["start"]:sentence["end"]] == sentence["text"]
+        if name.endswith((".txt", ".md")):  # the file's own text: offsets index the file
+            own = path.read_text()
+            assert own[source["start"]:source["end"]] == span
+            assert source["line"] == own.count("\n", 0, source["start"]) + 1
+        if name.endswith(".pdf"):
+            assert 1 <= source["page"] <= len(document.pages)
+        if name.endswith(".epub"):
+            assert source["chapter"] == document.place(source["start"]).title and source["chapter"]
+
+
+def test_sources_of_a_hierarchy_and_of_chapters_are_sentences_of_the_document(runner, app, models, tmp_path, text):
+    doc = tmp_path / "book.txt"
+    doc.write_text("\n\n".join(f"Chapter {i + 1}\n\n{text(3)}" for i in range(3)))
+    whole = read(doc).text
+    sentences = {(a, b) for a, b in sentence_spans(whole)}
+    for extra in (["--max-input-tokens", "60"], ["--per-chapter"], ["--max-input-tokens", "60", "--overflow", "chunk"]):
+        record = _json(runner, app, [str(doc), "--model", str(models / "bart-lsg"), "--max-new-tokens", "8", *extra])
+        assert record["route"] in ("hierarchical", "one pass", "chunked")
+        found = [s for sentence in record["sentences"] for s in sentence["sources"]]
+        for chapter in record["chapters"]:
+            found += [s for sentence in chapter["sentences"] for s in sentence["sources"]]
+        assert found, extra
+        for source in found:
+            assert (source["start"], source["end"]) in sentences
+            assert 0 < source["score"] <= 1
+        for sentence in record["sentences"]:
+            assert sum(s["score"] for s in sentence["sources"]) <= 1 + 1e-6
+
+
+def test_locost_without_the_cache_attributes_as_with_it(models, text):
+    from lsgtool.summarize.abstractive import load_abstractive
+    from lsgtool.summarize.pipeline import _bins
+
+    summarizer = load_abstractive(str(models / "locost"), {"max_new_tokens": 6, "num_beams": 2})
+    summarizer.track_offsets = True
+    doc = text(4)
+    segments = Segments.original(doc)
+    ids = summarizer.encode(doc)
+    bins = _bins(summarizer, doc, segments, ids)
+    cached = summarizer.generate(ids, bins=bins)
+    summarizer.model.set_cross_attention_cache(False)
+    folded = summarizer.generate(ids, bins=bins)
+    assert folded.text == cached.text
+    torch.testing.assert_close(folded.token_mass, cached.token_mass, rtol=1e-4, atol=1e-5)
+    layers_heads = 2 * 4  # every step's mass: one per layer and head, less what fell on special tokens
+    assert (cached.token_mass.sum(1) <= layers_heads + 1e-4).all() and cached.token_mass.sum() > 0
+
+
+def test_segments_compose_through_levels():
+    text = "Alpha one two. Beta three four. Gamma five six."
+    base = Segments.original(text, offset=10)
+    assert base.spans == [(0, 14), (15, 31), (32, 47)]
+    assert base.over(15, 31) == [(25, 41, 1.0)]
+    summary = "First. Second."
+    level = Segments.joined([(summary, [Sentence(0, 6, [(10, 24, 0.75), (25, 41, 0.25)]),
+                                         Sentence(7, 14, [(42, 57, 1.0)])]), ("", [])], "\n")
+    weights = torch.tensor([1.0, 3.0])
+    assert level.compose(weights) == [(42, 57, 0.75), (10, 24, 0.1875), (25, 41, 0.0625)]
+    window = level.window(7, 14)
+    assert window.text == "Second." and window.origins == [[(42, 57, 1.0)]]
+    bins = base.bins([(0, 0), (0, 5), (14, 15), (14, 19), (15, 19), (46, 47)])  # a space alone is in none
+    assert bins.tolist() == [-1, 0, -1, 1, 1, 2]
