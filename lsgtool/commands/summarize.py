@@ -99,7 +99,14 @@ def summarize_command(
     config_from: Annotated[Optional[Path], typer.Option(help="config.json (or its folder) of a .ckpt model.")] = None,
     as_json: JsonOption = False,
 ) -> None:
-    """Summarise documents and whole books: one pass when the model allows, no silent truncation."""
+    """Summarise documents and whole books: one pass when the model allows, no silent truncation.
+
+    \b
+    Examples:
+      lsgtool summarize book.epub --per-chapter --out book.md     chapters; each sentence marked [chapter, ¶]
+      lsgtool summarize GPL-3 --focus "patents" --length 300w --sources
+      lsgtool summarize report.pdf --sentences 5 --json           each sentence's page, span and share
+    """
     from lsgtool.commands._progress import RichProgress
     from lsgtool.progress import Progress
     from lsgtool.summarize.run import SummarizeOptions, run

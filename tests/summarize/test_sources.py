@@ -188,3 +188,20 @@ def test_segments_compose_through_levels():
     assert window.text == "Second." and window.origins == [[(42, 57, 1.0)]]
     bins = base.bins([(0, 0), (0, 5), (14, 15), (14, 19), (15, 19), (46, 47)])  # a space alone is in none
     assert bins.tolist() == [-1, 0, -1, 1, 1, 2]
+
+
+def test_documents_generated_together_get_the_sources_they_get_alone(models, text):
+    from lsgtool.documents import read_bytes
+    from lsgtool.summarize.abstractive import load_abstractive
+    from lsgtool.summarize.pipeline import Ask, summarize_document, summarize_documents
+
+    summarizer = load_abstractive(str(models / "bart-lsg"), {"max_new_tokens": 6, "num_beams": 2})
+    summarizer.track_offsets = True
+    docs = [read_bytes(text(n).encode(), f"d{n}.txt", ".txt") for n in (1, 2)]
+    together = summarize_documents(docs, summarizer, ask=Ask(sources=True))
+    for doc, result in zip(docs, together):
+        alone = summarize_document(doc, summarizer, ask=Ask(sources=True))
+        assert result.summary.text == alone.summary.text
+        for a, b in zip(result.summary.sentences, alone.summary.sentences):
+            assert [o[:2] for o in a.origins] == [o[:2] for o in b.origins]
+            assert [o[2] for o in a.origins] == pytest.approx([o[2] for o in b.origins], abs=1e-4)
