@@ -57,7 +57,7 @@ def summarize_command(
     focus: Annotated[Optional[str], typer.Option(help='What the summary is about: --focus "What became of Cain?" '
                                                       "(sentences, windows and chapters most relevant to it first).")] = None,
     sources: Annotated[Optional[bool], typer.Option("--sources/--no-sources", help="Where each summary sentence came "
-                                                    "from: [chapter, page or line] markers; spans and shares in JSON.",
+                                                    "from: \\[chapter, page or line] markers; spans and shares in JSON.",
                                                     show_default="in md and json, not in text")] = None,
     min_new_tokens: Annotated[Optional[int], typer.Option(min=0, show_default="the model's, else 0")] = None,
     num_beams: Annotated[Optional[int], typer.Option(min=1, show_default="the model's, else the paper's")] = None,
@@ -103,7 +103,7 @@ def summarize_command(
 
     \b
     Examples:
-      lsgtool summarize book.epub --per-chapter --out book.md     chapters; each sentence marked [chapter, ¶]
+      lsgtool summarize book.epub --per-chapter --out book.md     chapters; each sentence marked \\[chapter, ¶]
       lsgtool summarize GPL-3 --focus "patents" --length 300w --sources
       lsgtool summarize report.pdf --sentences 5 --json           each sentence's page, span and share
     """

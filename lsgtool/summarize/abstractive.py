@@ -115,6 +115,15 @@ class Abstractive:
         return None if self.limit is None else self.limit - self.specials
 
     @property
+    def longest(self) -> int | None:
+        """New tokens the decoder can write (its learned positions less the start token; None: no limit)."""
+        positions = getattr(self.model.get_decoder(), "embed_positions", None)
+        size = getattr(positions, "num_embeddings", None)
+        if not isinstance(size, int):
+            return None
+        return size - getattr(positions, "offset", 0) - 1
+
+    @property
     def device(self) -> torch.device:
         return next(self.model.parameters()).device
 
@@ -219,16 +228,18 @@ class Abstractive:
             if stops:  # a sentence begun after the last one asked for is left out
                 text = _first_sentences(text, length.sentences)
             result = Generated(text, len(ids), self._new_tokens(new.tolist()), seconds, width, len(new))
-            if recorder is not None:
-                result.token_ends, result.token_mass = self._ends(new.tolist(), text), recorder.tokens(row, i)
+            if recorder is not None:  # steps after the row's end of sequence (waiting for the batch) are not its own
+                result.token_ends = self._ends(new[:result.new_tokens].tolist(), text)
+                result.token_mass = recorder.tokens(row, i)[:result.new_tokens]
             results.append(result)
         return results
 
     def _ends(self, new: list[int], text: str) -> list[int]:
-        """Where each generated token ends in the stripped summary ``text`` (decoded prefix by prefix)."""
+        """Where each generated token ends in the stripped summary ``text`` (decoded prefix by prefix; past the end
+        of ``text`` for tokens it left out, after the sentences --sentences asked for)."""
         full = self.tokenizer.decode(new, skip_special_tokens=True)
         lead = len(full) - len(full.lstrip())
-        return [min(max(len(self.tokenizer.decode(new[:i + 1], skip_special_tokens=True)) - lead, 0), len(text))
+        return [max(len(self.tokenizer.decode(new[:i + 1], skip_special_tokens=True)) - lead, 0)
                 for i in range(len(new))]
 
     def _new_tokens(self, new: list[int]) -> int:

@@ -16,6 +16,7 @@ through LSG attention (the extractive summariser's own, else the packaged all-Mi
 
 from __future__ import annotations
 
+import bisect
 from dataclasses import dataclass
 from typing import Any
 
@@ -33,8 +34,8 @@ class Window:
     end: int
     score: float
 
-    def to_dict(self) -> dict[str, Any]:
-        return {"start": self.start, "end": self.end, "score": round(self.score, 4)}
+    def to_dict(self, offset: int = 0) -> dict[str, Any]:
+        return {"start": offset + self.start, "end": offset + self.end, "score": round(self.score, 4)}
 
 
 @dataclass
@@ -45,8 +46,9 @@ class Choice:
     windows: int
     tokens: int
 
-    def to_dict(self) -> dict[str, Any]:
-        return {"windows": self.windows, "chosen": [w.to_dict() for w in self.chosen], "tokens": self.tokens}
+    def to_dict(self, offset: int = 0) -> dict[str, Any]:
+        """``offset``: where the text the windows were cut from begins in the document's text."""
+        return {"windows": self.windows, "chosen": [w.to_dict(offset) for w in self.chosen], "tokens": self.tokens}
 
 
 class Relevance:
@@ -56,31 +58,39 @@ class Relevance:
         self.encoder, self.question = encoder, question
         self.query = encoder.embed_query(question)
 
-    def sentences(self, text: str, progress=None) -> tuple[list[tuple[int, int]], torch.Tensor]:
-        """(sentence spans, their cosine to the question)."""
+    def sentences(self, text: str, progress=None) -> "Scored":
+        """The sentences of ``text`` with their cosine to the question."""
         from lsgtool.progress import Progress
 
         spans, lengths = self.encoder.spans(text)
         if not spans:
-            return [], torch.zeros(0)
-        return spans, self.encoder.embed(text, spans, lengths, progress or Progress()) @ self.query
+            return Scored([], torch.zeros(0))
+        return Scored(spans, self.encoder.embed(text, spans, lengths, progress or Progress()) @ self.query)
 
-    def score(self, spans: list[tuple[int, int]], similarity: torch.Tensor, start: int = 0, end: int | None = None) -> float:
-        """Mean of the ``TOP`` highest similarities of the sentences inside ``[start, end)``."""
-        inside = [i for i, (a, b) in enumerate(spans) if a >= start and (end is None or b <= end)]
-        if not inside:
+
+class Scored:
+    """Sentence spans (in order, not overlapping) and their similarity to a question."""
+
+    def __init__(self, spans: list[tuple[int, int]], similarity: torch.Tensor):
+        self.similarity = similarity
+        self.starts, self.ends = [a for a, _ in spans], [b for _, b in spans]
+
+    def score(self, start: int, end: int) -> float:
+        """Mean of the ``TOP`` highest similarities of the sentences inside ``[start, end)`` (-1: none)."""
+        first, last = bisect.bisect_left(self.starts, start), bisect.bisect_right(self.ends, end)
+        if last <= first:
             return -1.0
-        return float(similarity[inside].topk(min(TOP, len(inside))).values.mean())
+        return float(self.similarity[first:last].topk(min(TOP, last - first)).values.mean())
 
 
 def choose(text: str, relevance: Relevance, count, budget: int, progress=None) -> Choice:
     """The most relevant windows of ``text`` that together fit ``budget`` tokens, most relevant first."""
     from lsgtool.summarize.windows import GAP, window_spans
 
-    spans, similarity = relevance.sentences(text, progress)
+    sentences = relevance.sentences(text, progress)
     found = window_spans(text, count, max(1, min(WINDOW_TOKENS, budget)))
     sizes = count([text[a:b] for a, b in found])
-    scored = sorted(((relevance.score(spans, similarity, a, b), i) for i, (a, b) in enumerate(found)), reverse=True)
+    scored = sorted(((sentences.score(a, b), i) for i, (a, b) in enumerate(found)), reverse=True)
     chosen, used = [], 0
     for score, i in scored:
         if used + sizes[i] + (GAP if chosen else 0) > budget:

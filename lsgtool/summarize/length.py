@@ -68,9 +68,18 @@ class Budget:
     tokens: int  # the most new tokens (abstractive) or the token budget of the picks (extractive)
     words: int  # the same in words, by the text's tokens per word
     sentences: int | None = None  # stop after this many sentences
+    capped_from: int | None = None  # the tokens asked for, when more than the decoder writes
+
+    def capped(self, longest: int | None) -> "Budget":
+        """At most ``longest`` tokens (what the decoder's positions allow), the words scaled alike."""
+        if longest is None or self.tokens <= longest:
+            return self
+        words = max(1, round(self.words * longest / self.tokens))
+        return Budget(self.asked, longest, words, self.sentences, self.tokens)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"asked": self.asked, "tokens": self.tokens, "words": self.words, "sentences": self.sentences}
+        out = {"asked": self.asked, "tokens": self.tokens, "words": self.words, "sentences": self.sentences}
+        return {**out, "capped_from": self.capped_from} if self.capped_from is not None else out
 
 
 class SentenceStop:

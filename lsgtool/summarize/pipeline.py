@@ -122,10 +122,10 @@ class Ask:
             return None
         from lsgtool.documents.sentences import sentence_spans
 
-        if reference is None:
+        if reference is None or self.length.sentences:  # sentences: the text's own sentence length
             reference = (summarizer.count([text])[0] if tokens is None else tokens, len(text.split()))
         sentences = sum(1 for _ in sentence_spans(text)) if self.length.sentences else 0
-        return self.length.budget(*reference, sentences)
+        return self.length.budget(*reference, sentences).capped(getattr(summarizer, "longest", None))
 
 
 class Budget:
@@ -200,11 +200,12 @@ def _extractive(text: str, summarizer, overflow: str, progress: Progress, segmen
 def summarize_text(text: str, summarizer, overflow: str = "auto", progress: Progress | None = None,
                    stream: bool = False, budget: Budget | None = None, ids: list[int] | None = None,
                    segments: Segments | None = None, ask: Ask | None = None,
-                   reference: tuple[int, int] | None = None) -> Summary:
+                   reference: tuple[int, int] | None = None, offset: int = 0) -> Summary:
     """One text to one summary by ``overflow``'s route (see the module docstring). ``ids``: the text's
     tokens (``summarizer.encode``) when the caller has them already; ``segments``: the text's sentences and
     their sources, to trace each summary sentence to (None: no sources); ``ask``: a focus and a length;
-    ``reference``: (tokens, words) a length share is of, when not of ``text``."""
+    ``reference``: (tokens, words) a length share is of, when not of ``text``; ``offset``: where ``text``
+    begins in the document's text (the focus reports the windows it read there)."""
     progress = progress or Progress()
     ask = ask or Ask()
     if overflow not in OVERFLOWS:
@@ -217,7 +218,7 @@ def summarize_text(text: str, summarizer, overflow: str = "auto", progress: Prog
     length = ask.budget(summarizer, text, reference, n)
     allowed, why = (budget or Budget(summarizer, None)).tokens(n)
     if ask.focus is not None:
-        return _focused(text, n, allowed, summarizer, segments, ask.focus, length, progress, stream)
+        return _focused(text, n, allowed, summarizer, segments, ask.focus, length, progress, stream, offset)
     if allowed is None or (n <= allowed and overflow != "chunk"):
         g, sentences = _generate(summarizer, text, ids, segments, progress, stream, length)
         return Summary(g.text, "one pass", n, n, 0, new_tokens=g.new_tokens, seconds=g.seconds, sentences=sentences,
@@ -239,7 +240,7 @@ def summarize_text(text: str, summarizer, overflow: str = "auto", progress: Prog
     return summary
 
 
-def _focused(text, n, allowed, summarizer, segments, relevance, length, progress, stream) -> Summary:
+def _focused(text, n, allowed, summarizer, segments, relevance, length, progress, stream, offset=0) -> Summary:
     """The windows most relevant to the question, most relevant first, in one pass (``focus``)."""
     from lsgtool.summarize.focus import FOCUS_TOKENS, choose
 
@@ -255,8 +256,9 @@ def _focused(text, n, allowed, summarizer, segments, relevance, length, progress
                                     for piece, part in zip(pieces, (segments.window(w.start, w.end)
                                                                     for w in choice.chosen))], "\n\n")
     g, sentences = _generate(summarizer, focused, None, segments, progress, stream, length)
-    return Summary(g.text, "focused", n, choice.tokens, max(n - choice.tokens, 0), new_tokens=g.new_tokens, seconds=g.seconds,
-                   sentences=sentences, length=length and length.to_dict(), focus=choice.to_dict())
+    return Summary(g.text, "focused", n, choice.tokens, max(n - choice.tokens, 0), new_tokens=g.new_tokens,
+                   seconds=g.seconds, sentences=sentences, length=length and length.to_dict(),
+                   focus=choice.to_dict(offset))
 
 
 def _hierarchical(text, n, allowed, why, summarizer, overflow, progress, stream, segments, length=None) -> Summary:
@@ -319,7 +321,8 @@ def summarize_document(doc: Document, summarizer, overflow: str = "auto", per_ch
                 continue
             progress.note(f"chapter {i + 1}/{len(doc.chapters)}: {chapter.title or '(untitled)'}")
             summary = summarize_text(chapter.text, summarizer, overflow, progress, budget=budget,
-                                     segments=ask.segments(chapter.text, chapter.start), ask=ask)
+                                     segments=ask.segments(chapter.text, chapter.start), ask=ask,
+                                     offset=chapter.start)
             if chapters is not None:
                 chapters.put(i, summary.to_store())
             result.chapters.append((chapter.title, summary))
@@ -348,8 +351,8 @@ def summarize_document(doc: Document, summarizer, overflow: str = "auto", per_ch
 
 def _rank(doc: Document, relevance, progress: Progress) -> tuple[list[int], list[float]]:
     """(chapter indices, most relevant to the question first; each chapter's score) (``focus``)."""
-    spans, similarity = relevance.sentences(doc.text, progress)
-    scores = [relevance.score(spans, similarity, c.start, c.start + len(c.text)) for c in doc.chapters]
+    sentences = relevance.sentences(doc.text, progress)
+    scores = [sentences.score(c.start, c.start + len(c.text)) for c in doc.chapters]
     return sorted(range(len(scores)), key=lambda i: -scores[i]), scores
 
 

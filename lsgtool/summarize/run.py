@@ -128,6 +128,9 @@ def _check(options: SummarizeOptions) -> None:
     if length is not None and options.generation.get("max_new_tokens") is not None:
         flag = "--length" if options.length is not None else "--sentences"
         raise UsageError(f"{flag} and --max-new-tokens both set the summary's length.", "pass one of them.")
+    if options.focus is not None and options.overflow != "auto":
+        raise UsageError(f"--focus chooses what one pass reads, and --overflow {options.overflow} says what to do "
+                         "with a text longer than one pass.", "leave --overflow out with --focus.")
     if length is not None and options.overflow == "chunk":
         raise UsageError(f"--{'length' if options.length is not None else 'sentences'} sets the length of one summary, "
                          "and --overflow chunk joins a summary per window.",
@@ -303,13 +306,13 @@ def _read_now(job):
     return Job(job.name, job.stem, lambda: document)
 
 
-def _identity(summarizer, options: SummarizeOptions) -> dict[str, Any]:
+def _identity(summarizer, options: SummarizeOptions, ask=None) -> dict[str, Any]:
     """What a finished input's record is keyed on, beside its content (``--resume`` skips equal keys): the model
     as it is on disk (weights, configuration, tokenizer; dtype and device), and every setting that changes the
     text."""
     return {"model": summarizer.name, "fingerprint": summarizer.fingerprint, "method": summarizer.method,
             "overflow": options.overflow, "memory_limit": options.memory_limit,
-            "per_chapter": options.per_chapter, "sources": options.sources, "focus": options.focus,
+            "per_chapter": options.per_chapter, "sources": bool(ask and ask.sources), "focus": options.focus,
             "length": options.length, "sentences": options.sentences,
             "settings": summarizer.generation.values if summarizer.generation else summarizer.settings,
             "limit": getattr(summarizer, "limit", None)}
@@ -345,7 +348,7 @@ def _summarise(jobs, outputs, summarizer, why, options: SummarizeOptions, progre
 
     with progress:
         progress.inputs(len(jobs))
-        return run_batch(jobs, outputs, summarise, _identity(summarizer, options), options.resume,
+        return run_batch(jobs, outputs, summarise, _identity(summarizer, options, ask), options.resume,
                          on_start=lambda job, i, n: progress.next_input(job.name, i), keep_going=len(jobs) > 1,
                          cpu=options.device == "cpu", batch_size=options.batch_size, finish=scored,
                          measure=measure if options.batch_size > 1 and summarizer.method == "abstractive" else None,

@@ -113,7 +113,10 @@ def generated_sentences(text: str, token_ends: list[int], token_mass: torch.Tens
     found = [(a, b) for a, b in sentence_spans(text) if text[a:b].strip()]
     ends = [b for _, b in found]
     mass = torch.zeros(len(found), token_mass.shape[1] if token_mass.ndim == 2 else 0)
+    length = len(text.rstrip())
     for t, end in enumerate(token_ends[:len(token_mass)]):
+        if end > length:  # a token the summary left out (a sentence begun after those asked for)
+            continue
         i = min(bisect.bisect_left(ends, end), len(found) - 1) if found else -1
         if i >= 0:
             mass[i] += token_mass[t]

@@ -107,6 +107,7 @@ def test_generation_stops_after_the_sentences_asked_for(models):
     (["--length", "150%"], "--length 150%"), (["--length", "many"], "--length"), (["--length", "2.5w"], "--length"),
     (["--length", "5%", "--max-new-tokens", "50"], "--length"), (["--length", "5%", "--sentences", "3"], "--length"),
     (["--sentences", "3", "--overflow", "chunk"], "--sentences"), (["--sentences", "0"], "--sentences"),
+    (["--focus", "Cain", "--overflow", "truncate"], "--focus"),
 ])
 def test_bad_lengths_and_focus_are_usage_errors_naming_the_flag(runner, app, tmp_path, args, flag):
     out = tmp_path / "s.md"
@@ -114,3 +115,21 @@ def test_bad_lengths_and_focus_are_usage_errors_naming_the_flag(runner, app, tmp
     assert result.exit_code == 2, result.output
     assert re.search(r"Error", result.output) and flag in result.output
     assert not out.exists()
+
+
+def test_a_length_longer_than_the_decoder_writes_is_capped_and_says_so(models):
+    from lsgtool.summarize.abstractive import load_abstractive
+    from lsgtool.summarize.length import Length
+
+    bart = load_abstractive(str(models / "bart"), {})
+    assert bart.longest == 63  # 64 learned decoder positions, one taken by the start token
+    assert load_abstractive(str(models / "t5"), {}).longest is None  # relative positions: no limit
+    budget = Length.parse("50%", None).budget(400, 300).capped(bart.longest)
+    assert budget.to_dict() == {"asked": "50%", "tokens": 63, "words": 47, "sentences": None, "capped_from": 200}
+
+
+def test_per_chapter_sentences_budget_the_book_by_its_summaries_sentences(runner, app):
+    record = _json(runner, app, [str(DATA / "genesis-pandoc.epub"), "--per-chapter", "--sentences", "2"])
+    book, chapters = record["length"], [c["length"] for c in record["chapters"]]
+    assert book["sentences"] == 2 and len(record["sentences"]) == 2
+    assert book["tokens"] <= 2 * max(c["tokens"] for c in chapters)  # not the whole book's sentence length

@@ -205,3 +205,17 @@ def test_documents_generated_together_get_the_sources_they_get_alone(models, tex
         for a, b in zip(result.summary.sentences, alone.summary.sentences):
             assert [o[:2] for o in a.origins] == [o[:2] for o in b.origins]
             assert [o[2] for o in a.origins] == pytest.approx([o[2] for o in b.origins], abs=1e-4)
+
+
+def test_resume_redoes_an_input_whose_sources_were_not_recorded(runner, app, tmp_path):
+    doc = tmp_path / "gen.txt"
+    doc.write_text((DATA / "genesis.txt").read_text()[:3000])
+    out = tmp_path / "out"
+    base = ["summarize", str(doc), str(doc.with_name("gen2.txt")), "--out", str(out), "--max-new-tokens", "60"]
+    doc.with_name("gen2.txt").write_text((DATA / "genesis.txt").read_text()[3000:6000])
+    assert runner.invoke(app, [*base, "--format", "jsonl", "--no-sources"]).exit_code == 0
+    redo = runner.invoke(app, [*base, "--format", "jsonl", "--resume", "--json"])
+    assert redo.exit_code == 0, redo.output
+    report = json.loads(redo.stdout)
+    assert report["skipped"] == 0 and report["done"] == 2
+    assert all(r["sentences"] for r in map(json.loads, (out / "summaries.jsonl").read_text().splitlines()))
