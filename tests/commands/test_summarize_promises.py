@@ -3,12 +3,14 @@ promises) — each through the command line, where the user meets it."""
 
 import json
 import shutil
+from pathlib import Path
 
 import pytest
 import torch
 import transformers as T
 
 GEN = ["--max-new-tokens", "4", "--num-beams", "1"]
+DATA = Path(__file__).parent.parent / "data"
 
 
 def _docs(tmp_path, text, n=2):
@@ -280,3 +282,36 @@ def test_resume_with_rouge_scores_the_inputs_it_skips(runner, app, models, tmp_p
     report = json.loads(again.stdout)
     assert report["skipped"] == 2 and set(report["rouge"]) == {"rouge1", "rouge2", "rougeLsum"}
     assert report["bertscore"] != {"not_computed": "no references to score against"}
+
+
+def test_an_interrupted_book_keeps_its_chapters_sources(runner, app, tmp_path, monkeypatch):
+    from lsgtool.summarize import pipeline
+
+    lines = (DATA / "genesis.txt").read_text().splitlines()
+    book = tmp_path / "book.md"
+    book.write_text("".join(f"# Part {i + 1}\n\n" + "\n".join(lines[i * 20:(i + 1) * 20]) + "\n\n" for i in range(4)))
+    args = ["summarize", str(book), "--max-new-tokens", "60", "--per-chapter", "--json"]
+    real, calls = pipeline.summarize_text, []
+
+    def interrupted_at_the_third(text, *a, **k):
+        calls.append(text)
+        if len(calls) == 3:
+            raise KeyboardInterrupt
+        return real(text, *a, **k)
+
+    monkeypatch.setattr(pipeline, "summarize_text", interrupted_at_the_third)
+    out = tmp_path / "out" / "book.json"
+    assert runner.invoke(app, [*args, "--out", str(out)]).exit_code == 130
+    monkeypatch.setattr(pipeline, "summarize_text", real)
+    assert runner.invoke(app, [*args, "--out", str(out), "--resume"]).exit_code == 0
+    record, whole = json.loads(out.read_text()), _record(runner, app, args[1:-1])  # whole: without a stop
+    assert "2 of 4 chapter summaries were kept from an interrupted run" in record["notes"]
+
+    def spans(r):
+        return [[(s["start"], s["end"], s["chapter"]) for s in sentence["sources"]] for sentence in r["sentences"]]
+
+    assert spans(record) == spans(whole) and all(spans(record))  # the kept chapters' sources came back with them
+    text = book.read_text()
+    for sentence in record["sentences"]:
+        source = sentence["sources"][0]
+        assert " ".join(text[source["start"]:source["end"]].split()) == sentence["text"]
