@@ -57,15 +57,23 @@ class Relevance:
     def __init__(self, encoder, question: str):
         self.encoder, self.question = encoder, question
         self.query = encoder.embed_query(question)
+        self.document: tuple[str, Scored] | None = None  # the last whole text scored (a book's chapters reuse it)
 
-    def sentences(self, text: str, progress=None) -> "Scored":
-        """The sentences of ``text`` with their cosine to the question."""
+    def sentences(self, text: str, progress=None, offset: int | None = None) -> "Scored":
+        """The sentences of ``text`` with their cosine to the question; ``offset``: where ``text`` begins in the
+        document's text, whose scores are then reused when the document was scored already (its chapters)."""
         from lsgtool.progress import Progress
 
+        if offset is not None and self.document is not None:
+            whole, scored = self.document
+            if whole[offset:offset + len(text)] == text:
+                return scored.within(offset, offset + len(text))
         spans, lengths = self.encoder.spans(text)
-        if not spans:
-            return Scored([], torch.zeros(0))
-        return Scored(spans, self.encoder.embed(text, spans, lengths, progress or Progress()) @ self.query)
+        scored = Scored(spans, self.encoder.embed(text, spans, lengths, progress or Progress()) @ self.query
+                        if spans else torch.zeros(0))
+        if offset is None:
+            self.document = (text, scored)
+        return scored
 
 
 class Scored:
@@ -75,6 +83,12 @@ class Scored:
         self.similarity = similarity
         self.starts, self.ends = [a for a, _ in spans], [b for _, b in spans]
 
+    def within(self, start: int, end: int) -> "Scored":
+        """The sentences inside ``[start, end)``, offsets relative to ``start``."""
+        first, last = bisect.bisect_left(self.starts, start), bisect.bisect_right(self.ends, end)
+        spans = [(a - start, b - start) for a, b in zip(self.starts[first:last], self.ends[first:last])]
+        return Scored(spans, self.similarity[first:last])
+
     def score(self, start: int, end: int) -> float:
         """Mean of the ``TOP`` highest similarities of the sentences inside ``[start, end)`` (-1: none)."""
         first, last = bisect.bisect_left(self.starts, start), bisect.bisect_right(self.ends, end)
@@ -83,11 +97,12 @@ class Scored:
         return float(self.similarity[first:last].topk(min(TOP, last - first)).values.mean())
 
 
-def choose(text: str, relevance: Relevance, count, budget: int, progress=None) -> Choice:
-    """The most relevant windows of ``text`` that together fit ``budget`` tokens, most relevant first."""
+def choose(text: str, relevance: Relevance, count, budget: int, progress=None, offset: int | None = None) -> Choice:
+    """The most relevant windows of ``text`` that together fit ``budget`` tokens, most relevant first
+    (``offset``: where ``text`` begins in the document, when it is a part of one already scored)."""
     from lsgtool.summarize.windows import GAP, window_spans
 
-    sentences = relevance.sentences(text, progress)
+    sentences = relevance.sentences(text, progress, offset)
     found = window_spans(text, count, max(1, min(WINDOW_TOKENS, budget)))
     sizes = count([text[a:b] for a, b in found])
     scored = sorted(((sentences.score(a, b), i) for i, (a, b) in enumerate(found)), reverse=True)

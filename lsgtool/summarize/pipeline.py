@@ -247,7 +247,7 @@ def _focused(text, n, allowed, summarizer, segments, relevance, length, progress
     room = FOCUS_TOKENS if allowed is None else allowed
     if room < 1:
         raise UsageError("no input fits one pass within the memory limit.", "raise --memory-limit.")
-    choice = choose(text, relevance, summarizer.count, room, progress)
+    choice = choose(text, relevance, summarizer.count, room, progress, offset)
     progress.note(f"focus: {len(choice.chosen)} of {choice.windows} windows read ({choice.tokens:,} of {n:,} tokens)")
     pieces = [text[w.start:w.end] for w in choice.chosen]
     focused = "\n\n".join(pieces)
@@ -314,6 +314,8 @@ def summarize_document(doc: Document, summarizer, overflow: str = "auto", per_ch
         result.focus = {"question": ask.focus.question, "encoder": ask.focus.encoder.name,
                         **({"weight": FOCUS_WEIGHT} if summarizer.method == "extractive" else {})}
     if per_chapter and len(doc.chapters) > 1:
+        if ask.focus is not None:  # first: the chapters' windows are then scored from the document's sentences
+            result.ranking, result.chapter_scores = _rank(doc, ask.focus, progress)
         for i, chapter in enumerate(doc.chapters):
             kept = chapters.get(i) if chapters is not None else None
             if kept is not None:
@@ -330,8 +332,7 @@ def summarize_document(doc: Document, summarizer, overflow: str = "auto", per_ch
             doc.notes.append(f"{chapters.kept} of {len(doc.chapters)} chapter summaries were kept from an "
                              "interrupted run")
         progress.note("the book, from its chapters' summaries")
-        if ask.focus is not None:
-            result.ranking, result.chapter_scores = _rank(doc, ask.focus, progress)
+        if result.ranking is not None:
             result.chapters = [result.chapters[i] for i in result.ranking]
         parts = [(s.text, s.sentences or []) for _, s in result.chapters]
         joined = "\n\n".join(text for text, _ in parts if text)

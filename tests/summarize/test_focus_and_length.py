@@ -133,3 +133,23 @@ def test_per_chapter_sentences_budget_the_book_by_its_summaries_sentences(runner
     book, chapters = record["length"], [c["length"] for c in record["chapters"]]
     assert book["sentences"] == 2 and len(record["sentences"]) == 2
     assert book["tokens"] <= 2 * max(c["tokens"] for c in chapters)  # not the whole book's sentence length
+
+
+def test_abstractive_per_chapter_focus_reads_the_book_with_the_encoder_once(runner, app, models, monkeypatch):
+    from lsgtool.documents import read
+    from lsgtool.summarize.extractive import Extractive
+
+    embedded, real = [], Extractive.embed
+    monkeypatch.setattr(Extractive, "embed", lambda self, text, spans, *a: embedded.append(len(spans)) or
+                        real(self, text, spans, *a))
+    book = DATA / "genesis-pandoc.epub"
+    record = _json(runner, app, [str(book), "--model", str(models / "bart-lsg"), "--max-new-tokens", "4",
+                                 "--per-chapter", "--focus", "Cain and Abel"])
+    assert record["chapters"][0]["index"] == 3 and record["chapters"][0]["rank"] == 1
+    assert len(embedded) == 1  # the chapters' windows are scored from the book's sentences
+    text = read(book).text
+    for chapter in record["chapters"]:
+        first = chapter["focus"]["chosen"][0]
+        start = read(book).chapters[chapter["index"]].start
+        assert start <= first["start"] < first["end"] <= start + len(read(book).chapters[chapter["index"]].text)
+        assert text[first["start"]:first["end"]].strip()
