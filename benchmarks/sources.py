@@ -261,8 +261,7 @@ def main() -> None:
             print(json.dumps({k: v for k, v in result.items() if k != "stages"}), flush=True)
     table(results)
     if args.json:
-        with open(args.json, "w") as handle:
-            json.dump(results, handle, indent=2)
+        Path(args.json).write_text(json.dumps(results, indent=2))
 
 
 if __name__ == "__main__":
