@@ -145,13 +145,27 @@ class Abstractive:
     def offsets(self, text: str) -> list[tuple[int, int]]:
         """Each token's character span in ``text``, for the ids ``encode`` gives ((0, 0): a special token); from
         the text's ``encode`` when it was one of the last ``KEPT_OFFSETS``, so a text is tokenised once."""
-        if not getattr(self.tokenizer, "is_fast", False):
-            raise UsageError(f"the tokenizer of '{self.name}' cannot say where its tokens are in the text (it is not "
-                             "a fast tokenizer), so summary sentences cannot be traced to their sources.",
-                             "leave --sources out (or pass --no-sources), or give a --tokenizer with a tokenizer.json.")
+        self.require_traceable()
         if text in self._offsets:
             return self._offsets[text]
         return [tuple(pair) for pair in self.tokenizer(text, return_offsets_mapping=True, verbose=False)["offset_mapping"]]
+
+    def untraceable(self) -> str | None:
+        """Why summary sentences cannot be traced to their sources with this model (None: they can)."""
+        from lsgtool.summarize.attribution import cross_attention_modules
+
+        if not getattr(self.tokenizer, "is_fast", False):
+            return "its tokenizer cannot say where its tokens are in the text (not a fast tokenizer)"
+        if not cross_attention_modules(self.model):
+            return "its decoder has no cross-attention lsgtool knows"
+        return None
+
+    def require_traceable(self) -> None:
+        """Refuse ``--sources`` with the reason ``untraceable`` gives."""
+        why = self.untraceable()
+        if why:
+            raise UsageError(f"--sources: the sources of '{self.name}'s sentences cannot be traced: {why}.",
+                             "leave --sources out, or give a --tokenizer with a tokenizer.json.")
 
     def truncate(self, ids: list[int], keep: int) -> list[int]:
         """The first ``keep`` text tokens of ``ids``, with the special tokens around them kept (as the

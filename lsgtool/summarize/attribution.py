@@ -56,7 +56,9 @@ class Recorder:
         if weights is None:
             raise RuntimeError(f"{type(module).__name__} gave no attention weights to attribute the summary with")
         last = weights[:, :, -1, :].float().sum(1)  # (R, L): this step's position, summed over the heads
-        index = self.index.to(last.device)
+        if self.index.device != last.device:
+            self.index = self.index.to(last.device)  # once: it is read at every layer of every step
+        index = self.index
         if index.shape[0] != last.shape[0]:  # one encoder output shared by every beam: its rows broadcast
             index = index[:1].expand(last.shape[0], -1)
         mass = torch.zeros(last.shape[0], self.width, device=last.device).scatter_add_(1, index[:, :last.shape[1]], last)

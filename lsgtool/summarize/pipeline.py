@@ -167,11 +167,10 @@ class Budget:
 def _bins(summarizer, text: str, segments: Segments, ids: list[int]) -> tuple[torch.Tensor, int]:
     """Each of ``ids``' tokens' sentence in ``segments`` (``ids`` may be a truncation of ``text``'s tokens)."""
     bins = segments.bins(summarizer.offsets(text))
-    if len(bins) != len(ids):  # truncated: the first text tokens are kept, with the special tokens around them
-        special = summarizer.tokenizer.get_special_tokens_mask
-        text_bins = iter(b for b, s in zip(bins.tolist(), special(summarizer.encode(text), already_has_special_tokens=True))
-                         if not s)
-        bins = torch.tensor([-1 if s else next(text_bins) for s in special(ids, already_has_special_tokens=True)])
+    if len(bins) != len(ids):  # truncated (``truncate_ids``): the text's first tokens, then its closing specials
+        mask = summarizer.tokenizer.get_special_tokens_mask(ids, already_has_special_tokens=True)
+        tail = next((i for i, special in enumerate(reversed(mask)) if not special), len(mask))
+        bins = torch.cat([bins[:len(ids) - tail], bins[len(bins) - tail:]])
     return bins, len(segments.spans)
 
 
@@ -189,8 +188,8 @@ def _extractive(text: str, summarizer, overflow: str, progress: Progress, segmen
                 reference: tuple[int, int] | None) -> Summary:
     length = ask.budget(summarizer, text, reference)
     query = ask.focus.query if ask.focus is not None else None
-    picked = summarizer.summarize(text, progress, overflow, length and not length.sentences and length.tokens or None,
-                                  length and length.sentences, query)
+    budget = None if length is None or length.sentences else length.tokens
+    picked = summarizer.summarize(text, progress, overflow, budget, length.sentences if length else None, query)
     return Summary(picked.text, "extractive", picked.input_tokens, picked.encoded_tokens,
                    picked.input_tokens - picked.encoded_tokens, [picked.windows] if picked.windows > 1 else [],
                    seconds=picked.seconds, length=length and length.to_dict(),
@@ -252,7 +251,7 @@ def _focused(text, n, allowed, summarizer, segments, relevance, length, progress
     pieces = [text[w.start:w.end] for w in choice.chosen]
     focused = "\n\n".join(pieces)
     if segments is not None:
-        segments = Segments.joined([(piece, [Sentence(a, b, o) for (a, b), o in zip(part.spans, part.origins)])
+        segments = Segments.joined([(piece, part.sentences())
                                     for piece, part in zip(pieces, (segments.window(w.start, w.end)
                                                                     for w in choice.chosen))], "\n\n")
     g, sentences = _generate(summarizer, focused, None, segments, progress, stream, length)
@@ -281,8 +280,7 @@ def _hierarchical(text, n, allowed, why, summarizer, overflow, progress, stream,
         level = Segments.joined(summaries, "\n") if segments is not None else None
         if overflow == "chunk":  # the asked length is not split over the windows: each has the model's budget
             return Summary(joined, "chunked", n, n, 0, counts, 1, new_tokens, seconds,
-                           sentences=None if level is None else [Sentence(a, b, o) for (a, b), o in
-                                                                  zip(level.spans, level.origins)])
+                           sentences=None if level is None else level.sentences())
         joined_ids = summarizer.encode(joined)
         joined_tokens = len(joined_ids) - summarizer.specials
         if joined_tokens <= allowed:
@@ -372,8 +370,10 @@ def _with_memory(result: DocumentSummary, summarizer) -> DocumentSummary:
         given, wanted = summarizer.budget_given, summarizer.budget
     read = result.total("input_tokens")
     if result.summary.length is None and read:  # the budget used, in tokens and the text's words
-        result.summary.length = {"asked": "--max-new-tokens" if given else "the default budget", "tokens": wanted,
-                                 "words": round(wanted * result.document.words / read), "sentences": None}
+        from lsgtool.summarize.length import Budget as Length
+
+        result.summary.length = Length("--max-new-tokens" if given else "the default budget", wanted,
+                                       round(wanted * result.document.words / read)).to_dict()
     if given and read and wanted >= read:
         result.document.notes.append(f"--max-new-tokens {wanted:,} is not below the input's {read:,} tokens: the "
                                      "summary may be as long as the text (a shorter budget summarises)")

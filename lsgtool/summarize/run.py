@@ -125,14 +125,14 @@ def _check(options: SummarizeOptions) -> None:
         raise UsageError("--focus is empty.", 'pass the question or topic the summary should be about, e.g. '
                                               '--focus "What happened to Cain?".')
     length = Length.parse(options.length, options.sentences)
+    flag = "--length" if options.length is not None else "--sentences"
     if length is not None and options.generation.get("max_new_tokens") is not None:
-        flag = "--length" if options.length is not None else "--sentences"
         raise UsageError(f"{flag} and --max-new-tokens both set the summary's length.", "pass one of them.")
     if options.focus is not None and options.overflow != "auto":
         raise UsageError(f"--focus chooses what one pass reads, and --overflow {options.overflow} says what to do "
                          "with a text longer than one pass.", "leave --overflow out with --focus.")
     if length is not None and options.overflow == "chunk":
-        raise UsageError(f"--{'length' if options.length is not None else 'sentences'} sets the length of one summary, "
+        raise UsageError(f"{flag} sets the length of one summary, "
                          "and --overflow chunk joins a summary per window.",
                          "pass --overflow auto (one summary of the windows' summaries), or leave the length out.")
     if options.rouge and options.dataset is None:
@@ -273,16 +273,9 @@ def _ask(options: SummarizeOptions, outputs, summarizer):
     fmt = outputs.fmt if outputs is not None else ("json" if options.json else options.fmt or "text")
     sources = options.sources if options.sources is not None else fmt in ("md", "json", "jsonl")
     if sources and summarizer.method == "abstractive":
-        from lsgtool.summarize.attribution import cross_attention_modules
-
-        fast = getattr(summarizer.tokenizer, "is_fast", False)
-        if not fast or not cross_attention_modules(summarizer.model):
-            if options.sources:
-                why = ("its tokenizer cannot say where its tokens are in the text (not a fast tokenizer)" if not fast
-                       else "its decoder has no cross-attention lsgtool knows")
-                raise UsageError(f"--sources: the sources of '{summarizer.name}'s sentences cannot be traced: {why}.",
-                                 "leave --sources out, or give a --tokenizer with a tokenizer.json.")
-            sources = False
+        if options.sources:
+            summarizer.require_traceable()
+        sources = summarizer.untraceable() is None
         summarizer.track_offsets = sources
     focus = None
     if options.focus is not None:
@@ -298,6 +291,7 @@ def _encoder(options: SummarizeOptions):
     from lsgtool.summarize.extractive import load_extractive
 
     return load_extractive("minilm", device=options.device)
+
 
 def _read_now(job):
     from lsgtool.summarize.inputs import Job

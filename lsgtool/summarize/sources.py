@@ -62,6 +62,10 @@ class Segments:
             offset += len(text) + len(separator)
         return cls(separator.join(texts), spans, origins)
 
+    def sentences(self) -> list[Sentence]:
+        """Each segment as a summary sentence of this text (a text made of summaries is one again, joined)."""
+        return [Sentence(a, b, origins) for (a, b), origins in zip(self.spans, self.origins)]
+
     def window(self, start: int, end: int) -> "Segments":
         """The segments of ``text[start:end]`` (a window of a hierarchy), offsets relative to it."""
         if self.offset is not None:
