@@ -3,8 +3,9 @@
 import pytest
 import torch
 
+import lsgtool.core.ssm.bissm as bissm
 import lsgtool.core.ssm.kernels as kernels
-from lsgtool.core.ssm.bissm import bissm_direct, bissm_fft, causal_recurrence, fft_size, kernel_length
+from lsgtool.core.ssm.bissm import bissm_direct, bissm_fft, causal_recurrence, copy_rows, fft_size, kernel_length
 from lsgtool.plugins.manager import make_plugin_manager
 
 VARIANTS = sorted(make_plugin_manager().registry("ssm_variants"))
@@ -83,13 +84,22 @@ def test_reach_truncates_only_what_has_decayed():
     assert long[..., reach:].abs().max() == 0 and long[..., reach - 50 : reach].abs().max() < 1e-15
 
 
-def test_fft_size_is_the_smallest_smooth_length():
-    for n in [1, 2, 7, 97, 1000, 1047, 2049]:
+def test_fft_size_is_the_smallest_even_smooth_length_without_long_runs_of_twos_when_large():
+    def allowed(m):
+        return m % 2 == 0 and _only_2_3_5(m) and (m <= bissm.LARGE_FFT or _twos(m) <= bissm.MAX_TWOS_LARGE)
+
+    for n in [1, 2, 3, 7, 97, 1000, 1047, 2049, 32767, 1_166_735]:
         size = fft_size(n)
-        assert size >= n and _only_2_3_5(size)
-        assert not any(_only_2_3_5(m) for m in range(n, size))
+        assert size >= n and allowed(size)
+        assert not any(allowed(m) for m in range(n, size))
+    assert fft_size(32767) == 32768  # small powers of two stay
+    assert fft_size(1_166_735) == 1_180_980  # the KJV's L + K - 1: not 1,171,875 (odd) nor 1,179,648 (2^17·9)
     big = fft_size(2 * 1_076_905)  # the KJV's 2L = 2·5·215,381, a prime factor: the slow FFT the paper's 2L gave
-    assert _only_2_3_5(big) and not any(_only_2_3_5(m) for m in range(2 * 1_076_905, big))
+    assert allowed(big) and not any(allowed(m) for m in range(2 * 1_076_905, big))
+
+
+def _twos(n):
+    return (n & -n).bit_length() - 1
 
 
 def _only_2_3_5(n):
@@ -166,3 +176,11 @@ def test_a_variant_without_the_built_in_generation_is_scanned_not_trusted():
         with torch.no_grad():
             expected = bissm_direct(v.transpose(1, 2), mixer.kernel(200), mixer.D).transpose(1, 2)
             torch.testing.assert_close(mixer.mix(v), expected, rtol=1e-9, atol=1e-9)
+
+
+def test_copy_rows_copies_channels_of_a_sequence_block_by_block():
+    v = torch.randn(2, 50, 9)
+    dst = torch.empty(2, 4, 60)
+    copy_rows(dst[..., :50], v[:, :, 3:7].transpose(1, 2), block=7)  # strided source, 8 blocks (the last short)
+    assert torch.equal(dst[..., :50], v[:, :, 3:7].transpose(1, 2))
+    assert torch.equal(copy_rows(torch.empty(3, 5), torch.arange(15.0).view(3, 5)), torch.arange(15.0).view(3, 5))
