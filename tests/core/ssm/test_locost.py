@@ -75,10 +75,12 @@ def test_lightning_checkpoint_of_the_authors_loads_without_missing_keys(tmp_path
         "encoder.block.0.layer.0.ssm_layer.extra"]
 
 
+# the fused feed-forward of the chunked path (gelu_new, gelu_pytorch_tanh), and a module it runs as it is
+@pytest.mark.parametrize("feed_forward", ["gated-gelu", "gated-gelu_pytorch_tanh", "relu"])
 @torch.no_grad()
-def test_chunked_encoder_equals_unchunked():
+def test_chunked_encoder_equals_unchunked(feed_forward):
     torch.manual_seed(0)
-    model = LocostModel(_config()).eval()
+    model = LocostModel(_config(feed_forward_proj=feed_forward)).eval()
     ids = torch.randint(2, 24, (2, 200))
     mask = torch.ones_like(ids)
     mask[1, -13:] = 0
