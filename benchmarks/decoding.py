@@ -8,6 +8,10 @@ CPUs and the cached read multiplies as they are, as T5's cached attention would)
 
     python benchmarks/decoding.py                     # 64K tokens, beams 1 and 4, 1 and 2 threads
     python benchmarks/decoding.py --length 16384 --beams 1,2,4 --threads 2 --peaked
+    python benchmarks/decoding.py --gemm --length 262144 --threads 2   # the two products alone, by query rows
+
+``--gemm``: the scores product X·qᵀ and the read w·X alone for 1-32 query rows (heads × beams), beside a ``sum``
+of X: how close MKL's GEMM comes to streaming X at memory speed as the rows grow.
 """
 
 from __future__ import annotations
@@ -26,6 +30,20 @@ def _best(step, repeats: int) -> float:
     return 1000 * best(step, repeats)  # ms
 
 
+def products(args) -> None:
+    E, L = 768, args.length
+    X = torch.randn(L, E)
+    for threads in map(int, args.threads.split(",")):
+        torch.set_num_threads(threads)
+        read = _best(lambda: X.sum(), args.repeats)
+        print(f"{threads} thread(s), L={L:,}: a sum of X {read:,.1f} ms")
+        for rows in (1, 4, 8, 12, 16, 24, 32):
+            q, w = torch.randn(rows, E), torch.randn(rows, L).softmax(-1)
+            scores, weighted = _best(lambda: X @ q.T, args.repeats), _best(lambda: w @ X, args.repeats)
+            print(f"  {rows:>2} rows: X·qᵀ {scores:,.1f} ms ({scores / read:.2f}x the sum), w·X {weighted:,.1f} ms "
+                  f"({weighted / read:.2f}x)")
+
+
 @torch.no_grad()
 def main() -> None:
     from lsgtool import LocostConfig, LocostForConditionalGeneration
@@ -36,7 +54,10 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--threads", default="1,2")
     parser.add_argument("--peaked", action="store_true", help="decoder states x30 (most weights subnormal)")
+    parser.add_argument("--gemm", action="store_true", help="only the two products, for 1-32 query rows")
     args = parser.parse_args()
+    if args.gemm:
+        return products(args)
     torch.manual_seed(0)
     E, H, L = 768, 12, args.length
     config = LocostConfig(vocab_size=100, d_model=E, d_kv=E // H, d_ff=64, num_layers=1, num_decoder_layers=1,
