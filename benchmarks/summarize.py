@@ -30,6 +30,7 @@ import tempfile
 import time
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("THP_MEM_ALLOC_ENABLE", "1")  # as the lsgtool command sets it (lsgtool.cli.HUGE_PAGES)
 
 from lsgtool.profiling.memory import peak_rss_mb, reset_peak_rss  # noqa: E402
 from lsgtool.progress import Progress  # noqa: E402
