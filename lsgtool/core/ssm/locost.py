@@ -90,9 +90,11 @@ def _clamp_half(hidden: Tensor) -> Tensor:
 def feed_forward_into(ff: T5LayerFF, h: Tensor) -> None:
     """h += FF(RMSNorm(h)), in place, at inference. The stock gated tanh-GELU feed-forward in float32 runs as
     PyTorch's fused RMS norm and GELU (equal to transformers' modules to float rounding; one LOCOST-base chunk of
-    2,048 tokens 62 -> 53 ms, against 46 ms for its three matmuls); any other runs as its module."""
+    2,048 tokens 62 -> 53 ms, against 46 ms for its three matmuls); any other, or one in train mode (dropout), runs
+    as its module."""
     dense, norm = ff.DenseReluDense, ff.layer_norm
-    stock = (isinstance(dense, T5DenseGatedActDense) and isinstance(dense.act, (NewGELUActivation, GELUTanh))
+    stock = (not ff.training and isinstance(dense, T5DenseGatedActDense)
+             and isinstance(dense.act, (NewGELUActivation, GELUTanh))
              and h.dtype == norm.weight.dtype == dense.wo.weight.dtype == torch.float32
              and not torch.is_autocast_enabled(h.device.type))
     if not stock:

@@ -98,6 +98,22 @@ def test_chunked_encoder_equals_unchunked(feed_forward):
 
 
 @torch.no_grad()
+def test_the_fused_feed_forward_keeps_dropout_in_train_mode():
+    from transformers.models.t5.modeling_t5 import T5LayerFF
+
+    from lsgtool.core.ssm.locost import feed_forward_into
+
+    ff = T5LayerFF(_config(dropout_rate=1.0)).train()  # everything dropped: h + FF(h) is h
+    h = torch.randn(2, 9, 32)
+    out = h.clone()
+    feed_forward_into(ff, out[:, 2:7])
+    assert torch.equal(out, h)
+    feed_forward_into(ff.eval(), out[:, 2:7])  # eval: the fused path, into the slice only
+    torch.testing.assert_close(out[:, 2:7], ff(h[:, 2:7]), rtol=1e-5, atol=1e-5)
+    assert torch.equal(out[:, :2], h[:, :2]) and torch.equal(out[:, 7:], h[:, 7:])
+
+
+@torch.no_grad()
 def test_chunked_path_leaves_inputs_embeds_alone_and_returns_each_layers_states():
     torch.manual_seed(0)
     model = LocostModel(_config()).eval()
