@@ -121,7 +121,8 @@ def summarize_command(
         inputs=inputs, model=model, method=method.value, tokenizer=tokenizer, out=out, fmt=fmt.value if fmt else None,
         generation=generation, overflow=overflow.value, max_input_tokens=max_input_tokens, per_chapter=per_chapter,
         device=device.value, dtype=dtype.value if dtype else None, memory_limit=memory_limit, resume=resume,
-        overwrite=overwrite, sources=sources, focus=focus, length=length, sentences=sentences, dataset=dataset, split=split, text_column=text_column, summary_column=summary_column,
+        overwrite=overwrite, sources=sources, focus=focus, length=length, sentences=sentences, dataset=dataset,
+        split=split, text_column=text_column, summary_column=summary_column,
         limit=limit, batch_size=batch_size, rouge=rouge, stemmer=stemmer, trust_checkpoint=trust_checkpoint,
         config_from=config_from, stream=not as_json, json=as_json)
     result = run(options, Progress() if as_json else RichProgress(stream=True))

@@ -4,7 +4,9 @@ each chapter (and each PDF page) sits in the document's text, so a character off
 from __future__ import annotations
 
 import bisect
+import re
 from dataclasses import dataclass, field
+from functools import cached_property
 
 from lsgtool.core.errors import UsageError
 
@@ -62,16 +64,24 @@ class Document:
     def words(self) -> int:
         return sum(len(chapter.text.split()) for chapter in self.chapters)
 
+    @cached_property
+    def _chapter_starts(self) -> list[int]:
+        return [chapter.start for chapter in self.chapters]
+
+    @cached_property
+    def _line_starts(self) -> list[int]:
+        """Offsets in ``source`` where a line begins after the first (a book's sources are many lookups)."""
+        return [match.end() for match in re.finditer("\n", self.source or "")]
+
     def place(self, offset: int) -> Place:
         """The chapter (and page, line or paragraph) the character at ``offset`` of ``text`` is in."""
-        starts = [chapter.start for chapter in self.chapters]
-        i = max(bisect.bisect_right(starts, offset) - 1, 0)
+        i = max(bisect.bisect_right(self._chapter_starts, offset) - 1, 0)
         chapter = self.chapters[i]
         found = Place(i, chapter.title)
         if self.pages:
             found.page = max(bisect.bisect_right(self.pages, offset), 1)
         if self.source is not None:
-            found.line = self.source.count("\n", 0, offset) + 1
+            found.line = bisect.bisect_right(self._line_starts, offset) + 1
         elif not self.pages:
             found.paragraph = chapter.text.count("\n\n", 0, max(offset - chapter.start, 0)) + 1
         return found

@@ -70,7 +70,7 @@ class Segments:
         """The segments of ``text[start:end]`` (a window of a hierarchy), offsets relative to it."""
         if self.offset is not None:
             return Segments.original(self.text[start:end], self.offset + start)
-        keep = [i for i, (a, b) in enumerate(self.spans) if a < end and b > start]
+        keep = [i for i in self._overlapping(start, end) if self.spans[i][1] > start]
         return Segments(self.text[start:end], [(max(self.spans[i][0], start) - start, min(self.spans[i][1], end) - start)
                                                for i in keep], [self.origins[i] for i in keep])
 
@@ -93,9 +93,15 @@ class Segments:
         if self.offset is not None:
             return [(self.offset + start, self.offset + end, 1.0)]
         weights = torch.zeros(len(self.spans))
-        for i, (a, b) in enumerate(self.spans):
+        for i in self._overlapping(start, end):
+            a, b = self.spans[i]
             weights[i] = max(0, min(b, end) - max(a, start))
         return self.compose(weights)
+
+    def _overlapping(self, start: int, end: int) -> range:
+        """The segments that may overlap ``[start, end)`` (spans are in order and do not overlap): the one
+        ``start`` falls in or after, up to the last beginning before ``end``."""
+        return range(max(bisect.bisect_right(self._starts, start) - 1, 0), bisect.bisect_left(self._starts, end))
 
     def compose(self, weights: torch.Tensor) -> list[Origin]:
         """Sources for a mass spread over the sentences (``weights``, one each), normalised, best ``KEPT``."""

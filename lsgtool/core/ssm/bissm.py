@@ -26,24 +26,19 @@ def fft_size(n: int) -> int:
     """The smallest even 2^a·3^b·5^c ≥ n (the FFT factors into small radices; a real FFT of an even length is a
     complex one of half the length), with a ≤ ``MAX_TWOS_LARGE`` past ``LARGE_FFT``. A length with a large prime
     factor is several times slower: the KJV's 2L = 2·1,076,905 is 2·5·215,381."""
-    if n <= 2:
-        return 2
-    best = None
+    n, sizes = max(n, 2), []
     five = 1
-    while best is None or five < best:
-        three = five
-        while best is None or three < best:
-            size = 2 * three
-            while size < n:
-                size *= 2
-            if size > LARGE_FFT and (size // three).bit_length() - 1 > MAX_TWOS_LARGE:
-                size = three * (1 << MAX_TWOS_LARGE)
-                size = size if size >= n else None
-            if size is not None and (best is None or size < best):
-                best = size
-            three *= 3
+    while five < 2 * n:
+        odd = five  # 3^b·5^c; some 3^b in [n/2, 3n/2) makes 2·3^b a size that is always allowed
+        while odd < 2 * n:
+            twos = 2
+            while odd * twos < n:
+                twos *= 2
+            if odd * twos <= LARGE_FFT or twos <= 1 << MAX_TWOS_LARGE:
+                sizes.append(odd * twos)
+            odd *= 3
         five *= 5
-    return best
+    return min(sizes)
 
 
 def kernel_length(kernel: Tensor) -> int:
