@@ -231,7 +231,8 @@ class Abstractive:
                                                       self.generation.values["num_beams"])
         processors = [_Steps(progress)] + ([recorder] if recorder else [])
         with recorder.recording() if recorder else nullcontext():
-            out = self.model.generate(**kwargs, encoder_outputs=encoder_outputs, streamer=streamer,
+            out = self.model.generate(**kwargs, **(recorder.generate_kwargs if recorder else {}),
+                                      encoder_outputs=encoder_outputs, streamer=streamer,
                                       logits_processor=LogitsProcessorList(processors),
                                       stopping_criteria=StoppingCriteriaList(stops))
         seconds = (time.perf_counter() - start) / len(batch_ids)

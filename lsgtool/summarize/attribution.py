@@ -22,6 +22,8 @@ from typing import Iterator
 import torch
 from torch import Tensor
 
+from lsgtool.core import compat
+
 CROSS_ATTENTION_NAMES = ("encoder_attn", "EncDecAttention")  # BART, mBART, PEGASUS, LED; T5, LongT5, LOCOST
 
 
@@ -70,6 +72,9 @@ class Recorder:
             self.steps.append((input_ids.detach().cpu().clone(), self.current[:, :-1].cpu()))
         self.current = None
         return scores
+
+    # generate() passes it to the decoder: modules give their weights (lsgtool.core.compat, cross_attention_weights)
+    generate_kwargs = compat.RECORD_ATTENTION
 
     @contextmanager
     def recording(self) -> Iterator["Recorder"]:

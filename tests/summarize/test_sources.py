@@ -13,6 +13,8 @@ from lsgtool.documents import read
 from lsgtool.documents.sentences import sentence_spans
 from lsgtool.summarize.sources import Segments, Sentence
 
+pytestmark = pytest.mark.internals  # run on the declared floor of transformers too (constraints/floor.txt)
+
 DATA = Path(__file__).parent.parent / "data"
 FILLER = "ash birch cedar dune elm fern gale heath iris jade kelp loam moss".split()
 KEYS = "river storm hill night king wall stone rain".split()

@@ -55,13 +55,18 @@ def lsg_attention_forward(module, query, key, value, attention_mask, dropout=0.0
     return out.transpose(1, 2).contiguous(), None
 
 
-def lsg_mask(batch_size, q_length, kv_length, q_offset=0, kv_offset=0, mask_function=None, attention_mask=None, **kwargs):
-    """transformers mask-interface function: keep the 2-D padding mask as it is (None when absent)."""
+def lsg_mask(*args, attention_mask=None, **kwargs):
+    """transformers mask-interface function: keep the 2-D padding mask as it is (None when absent). Only
+    ``attention_mask`` is read, by name: the sizes are passed under names that changed in transformers 5.x
+    (cache_position in 5.0, q_length later)."""
     return attention_mask
 
 
 def install() -> None:
     """Register the "lsg" attention and mask functions with transformers (idempotent)."""
+    from lsgtool.core import compat
+
+    compat.require("attention_backend")
     from transformers import AttentionInterface
     from transformers.masking_utils import AttentionMaskInterface
 

@@ -27,10 +27,12 @@ class LocostCrossAttention(T5Attention):
 
     cache_keys_values = True
 
-    def forward(self, hidden_states, mask=None, key_value_states=None, position_bias=None, past_key_values=None,
-                **kwargs):
+    def forward(self, hidden_states, mask=None, key_value_states=None, position_bias=None, **kwargs):
+        # T5's callers pass everything by name, and the cache's own name changed (past_key_values -> cache in
+        # transformers 5.x): pass it on by name, whatever it is called (contract in lsgtool.core.compat)
         if key_value_states is None or self.cache_keys_values:
-            return super().forward(hidden_states, mask, key_value_states, position_bias, past_key_values, **kwargs)
+            return super().forward(hidden_states, mask=mask, key_value_states=key_value_states,
+                                   position_bias=position_bias, **kwargs)
         out, weights = self.without_cache(hidden_states, key_value_states, mask, with_weights=True)
         return out, None, weights
 

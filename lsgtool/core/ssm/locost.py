@@ -27,6 +27,7 @@ from transformers.models.t5.modeling_t5 import (
     T5Stack,
 )
 
+from lsgtool.core import compat
 from lsgtool.core.ssm.decoding import install as install_cross_attention
 from lsgtool.core.ssm.mixer import S4D
 
@@ -64,6 +65,15 @@ class LocostConfig(T5Config):
                          feed_forward_proj=feed_forward_proj, **kwargs)
         if d_model % num_ssm_heads:
             raise ValueError(f"d_model ({d_model}) must be divisible by num_ssm_heads ({num_ssm_heads}).")
+
+    def get_text_config(self, decoder=None, encoder=None):
+        """The decoder's view has the decoder's depth: generate() sizes its self-attention cache from this view's
+        ``num_hidden_layers``, which T5 maps to the encoder's ``num_layers`` (contract in lsgtool.core.compat)."""
+        config = super().get_text_config(decoder=decoder, encoder=encoder)
+        if decoder and not encoder and config.num_layers != self.num_decoder_layers:
+            config = copy.deepcopy(config)
+            config.num_layers = self.num_decoder_layers
+        return config
 
 
 class LocostLayerSSM(nn.Module):
@@ -208,6 +218,8 @@ class LocostForConditionalGeneration(T5ForConditionalGeneration):
     _no_split_modules = ["LocostBlock", "T5Block"]
 
     def __init__(self, config: LocostConfig):
+        compat.require("t5_cross_attention")
+        compat.require("decoder_text_config")
         T5PreTrainedModel.__init__(self, config)
         self.model_dim = config.d_model
         self.shared = nn.Embedding(config.vocab_size, config.d_model)

@@ -12,6 +12,8 @@ from lsgtool.core.convert import convert, save
 from lsgtool.core.lsg.adapters import OFFICIAL
 from lsgtool.core.errors import UsageError
 
+pytestmark = pytest.mark.internals  # run on the declared floor of transformers too (constraints/floor.txt)
+
 
 def _inputs(model, length, pad=0, seed=0):
     g = torch.Generator().manual_seed(seed)

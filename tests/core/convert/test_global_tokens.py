@@ -18,6 +18,8 @@ from lsgtool.core.convert import convert
 from lsgtool.core.lsg.reference import dense_lsg_attention, reference_selector
 from lsgtool.core.lsg.selectors import SparseInputs
 
+pytestmark = pytest.mark.internals  # run on the declared floor of transformers too (constraints/floor.txt)
+
 S, G, L = 16, 2, 96  # 6 whole blocks: LSG is active (n > 2S) and no padding to a whole block is needed
 
 

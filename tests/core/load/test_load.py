@@ -15,6 +15,8 @@ import lsgtool
 from lsgtool import LocostConfig, LocostForConditionalGeneration
 from lsgtool.core.errors import LsgtoolError, UsageError
 
+pytestmark = pytest.mark.internals  # run on the declared floor of transformers too (constraints/floor.txt)
+
 
 def _logits(model, ids):
     with torch.no_grad():

@@ -6,9 +6,13 @@ import torch
 from lsgtool import LocostConfig, LocostForConditionalGeneration
 
 
-def _model():
+pytestmark = pytest.mark.internals  # run on the declared floor of transformers too (constraints/floor.txt)
+
+
+def _model(encoder_layers=2, decoder_layers=2):
     torch.manual_seed(0)
-    config = LocostConfig(vocab_size=50, d_model=32, d_kv=8, d_ff=37, num_layers=2, num_decoder_layers=2, num_heads=4,
+    config = LocostConfig(vocab_size=50, d_model=32, d_kv=8, d_ff=37, num_layers=encoder_layers,
+                          num_decoder_layers=decoder_layers, num_heads=4,
                           d_state=8, pad_token_id=0, eos_token_id=1, decoder_start_token_id=0)
     return LocostForConditionalGeneration(config).eval()
 
@@ -26,10 +30,13 @@ def test_logits_equal_with_and_without_the_cache_padding_included():
     torch.testing.assert_close(direct, cached, rtol=1e-4, atol=1e-4)
 
 
+@pytest.mark.parametrize("depths", [(2, 2), (1, 3), (3, 1)], ids=["equal", "deeper-decoder", "deeper-encoder"])
 @pytest.mark.parametrize("beams, batch, padded", [(1, 1, False), (3, 1, False), (2, 2, False), (3, 2, True)])
 @torch.no_grad()
-def test_generation_is_the_same_and_beams_share_one_encoder_output(beams, batch, padded):
-    model = _model()
+def test_generation_is_the_same_and_beams_share_one_encoder_output(beams, batch, padded, depths):
+    """With the cache (transformers' own path: a break there is a TypeError from inside generate) and without,
+    for encoder and decoder depths that differ (the decoding cache is sized by the decoder's)."""
+    model = _model(*depths)
     ids = torch.randint(2, 50, (batch, 300))
     mask = torch.ones_like(ids)
     if padded:  # the second row is 180 tokens long, padded to 300
@@ -59,7 +66,8 @@ def test_the_folded_read_equals_one_product_per_head(shared, peaked):
     mask = torch.zeros(1 if shared else beams, 1, 1, L)
     mask[..., -5:] = torch.finfo(torch.float32).min  # padding at the end
     torch.testing.assert_close(attention.without_cache(hidden, states, mask),
-                               attention.without_cache_per_head(hidden, states, mask), rtol=1e-5, atol=1e-6)
+                               attention.without_cache_per_head(hidden, states, mask), rtol=1e-5,
+                               atol=2e-5 if peaked else 1e-6)  # peaked: outputs ~10x larger, other summation orders
 
 
 def test_training_through_the_uncached_read_gives_the_cached_gradients():

@@ -5,6 +5,8 @@ import torch
 
 from lsgtool import LocostConfig, LocostForConditionalGeneration, LocostModel
 
+pytestmark = pytest.mark.internals  # run on the declared floor of transformers too (constraints/floor.txt)
+
 
 def _config(**overrides):
     values = dict(vocab_size=24, d_model=32, d_kv=8, d_ff=37, num_layers=2, num_decoder_layers=2, num_heads=4,
