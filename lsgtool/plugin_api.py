@@ -9,7 +9,7 @@ so a plugin that imports this module keeps ``lsgtool --help`` fast.
 - errors: ``LsgtoolError`` (exit 1), ``UsageError`` (exit 2), ``PluginError``
 - commands: ``state(ctx)`` (plugin manager, ``--debug``), ``JsonOption``, ``emit(data, as_json, render)``,
   ``stdout()``, ``stderr()``
-- machine facts: ``available_mb(device)``
+- machine facts: ``available_mb(device)``; ``compatibility_report()`` (tested versions, transformers contracts)
 """
 
 from __future__ import annotations
@@ -35,6 +35,7 @@ _LAZY = {
     "stdout": "lsgtool.commands._common",
     "stderr": "lsgtool.commands._common",
     "available_mb": "lsgtool.profiling.memory",
+    "compatibility_report": "lsgtool.core.compat",
 }
 
 __all__ = ["hookimpl", *_LAZY]

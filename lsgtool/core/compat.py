@@ -200,3 +200,27 @@ def require(name: str) -> None:
     contract = BY_NAME[name]
     for contract, what in broken((contract,), probes=False):
         raise LsgtoolError(message(contract, what), hint())
+
+
+def compatibility_report(probes: bool = True) -> dict:
+    """Installed versions against the tested range, the contracts that do not hold, and what to do (doctor)."""
+    from packaging.version import InvalidVersion, Version
+
+    def within(installed: str, low: str, high: str) -> bool | None:
+        try:
+            return Version(low) <= Version(installed.split("+")[0]) <= Version(high)
+        except InvalidVersion:  # "not installed"
+            return None
+
+    versions = {dist: {"installed": version(dist), "tested": f"{low}–{high}", "within": within(version(dist), low, high)}
+                for dist, (low, high) in TESTED.items()}
+    failures = [message(contract, what) for contract, what in broken(probes=probes)]
+    outside = [dist for dist, v in versions.items() if v["within"] is False]
+    if failures:
+        advice = hint()
+    elif outside:
+        advice = (f"{', '.join(outside)} outside the tested range, and every contract holds: it should work; if "
+                  "something breaks, install a tested version and report it.")
+    else:
+        advice = "everything is within the tested range."
+    return {"versions": versions, "broken_contracts": failures, "advice": advice}

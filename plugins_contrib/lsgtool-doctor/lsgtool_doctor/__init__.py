@@ -11,7 +11,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from lsgtool.plugin_api import JsonOption, available_mb, emit, hookimpl, state
+from lsgtool.plugin_api import JsonOption, available_mb, compatibility_report, emit, hookimpl, state
 
 
 def _version(dist: str) -> str:
@@ -52,6 +52,7 @@ def collect(pm) -> dict[str, Any]:
         "plugins": sorted(name for name, _ in pm.list_name_plugin()),
         "plugin_failures": [f"{f.name}: {f.reason}" for f in pm.failures],
         "plugin_problems": list(pm.problems),
+        "compatibility": compatibility_report(),
     }
 
 
@@ -65,6 +66,13 @@ def _render(console: Console, data: dict[str, Any]) -> None:
     table.add_column("what")
     table.add_column("value")
     for key, value in data.items():
+        if key == "compatibility":
+            for dist, v in value["versions"].items():
+                mark = {True: "tested", False: "OUTSIDE the tested range", None: "-"}[v["within"]]
+                table.add_row(f"{dist} (tested {v['tested']})", f"{v['installed']}: {mark}")
+            table.add_row("broken contracts", "\n".join(value["broken_contracts"]) or "none")
+            table.add_row("advice", value["advice"])
+            continue
         if isinstance(value, dict):
             value = ", ".join(f"{k} {v}" for k, v in value.items())
         elif isinstance(value, list):

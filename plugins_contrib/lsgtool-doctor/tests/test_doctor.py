@@ -49,3 +49,28 @@ def test_doctor_table_and_plugins_listing(monkeypatch):
     assert table.exit_code == 0 and "available memory" in table.stdout
     listing = json.loads(runner.invoke(app, ["plugins", "--json"]).stdout)
     assert any(p["name"] == "doctor" and p["registers"] == {"commands": ["doctor"]} for p in listing["plugins"])
+
+
+def test_doctor_states_the_tested_range_and_names_a_broken_contract(monkeypatch):
+    """Installed against tested versions; a transformers whose T5Attention renamed `mask` is named, with advice."""
+    from transformers.models.t5.modeling_t5 import T5Attention
+
+    from packaging.version import Version
+
+    from lsgtool.core import compat
+
+    app, runner = _app(monkeypatch, through_entry_point=False), CliRunner()
+    data = json.loads(runner.invoke(app, ["doctor", "--json"]).stdout)["compatibility"]
+    low, high = compat.TESTED["transformers"]
+    installed = metadata.version("transformers")
+    assert data["versions"]["transformers"] == {"installed": installed, "tested": f"{low}–{high}",
+                                                "within": Version(low) <= Version(installed) <= Version(high)}
+    assert data["broken_contracts"] == []
+    if all(v["within"] for v in data["versions"].values()):  # a newer release than CI last passed on says so
+        assert data["advice"] == "everything is within the tested range."
+    monkeypatch.setattr(T5Attention, "forward", lambda self, hidden_states, attention_mask=None: None)
+    data = json.loads(runner.invoke(app, ["doctor", "--json"]).stdout)["compatibility"]
+    assert any("T5Attention.forward no longer takes 'mask'" in text for text in data["broken_contracts"])
+    assert data["advice"].startswith("install a tested transformers")
+    table = runner.invoke(app, ["doctor"])
+    assert table.exit_code == 0 and "broken contracts" in table.stdout and "tested 5.0.0" in table.stdout
