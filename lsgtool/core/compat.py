@@ -131,8 +131,8 @@ def _cross_attention_weights():
         seen = []
         names = ("EncDecAttention", "encoder_attn")
         modules = [m for n, m in model.eval().get_decoder().named_modules() if n.split(".")[-1] in names]
-        for module in modules:  # as the recorder does: the modules' own configs (a decoder's may be a copy)
-            module.config._attn_implementation = "eager"
+        for config in {id(m.config): m.config for m in modules if getattr(m, "config", None) is not None}.values():
+            config._attn_implementation = "eager"  # as the recorder does: the modules' own configs, where they have one
         hooks = [m.register_forward_hook(lambda mod, args, out: seen.append(out)) for m in modules]
         with torch.no_grad():
             model(input_ids=torch.arange(3, 10)[None], decoder_input_ids=torch.tensor([[0, 5, 6]]), **RECORD_ATTENTION)

@@ -71,7 +71,7 @@ def copier(tmp_path_factory):
 def _json(runner, app, args):
     result = runner.invoke(app, ["summarize", *args, "--json"])
     assert result.exit_code == 0, result.output
-    return json.loads(result.output)
+    return json.loads(result.stdout)  # stderr may carry notes
 
 
 @pytest.mark.parametrize("beams", [1, 3])

@@ -159,7 +159,8 @@ def test_relative_positions_are_refused():
     import transformers as T
 
     t5 = T.T5ForConditionalGeneration(T.T5Config(d_model=32, d_ff=37, num_layers=1, num_heads=4, vocab_size=99, d_kv=8))
-    with pytest.raises(UsageError, match="relative positions"):
+    # where T5 does not yet run through the attention interface (transformers 5.0) it is refused a step earlier
+    with pytest.raises(UsageError, match="relative positions|not running its attention through the attention interface"):
         convert(t5, max_length=1024)
 
 
