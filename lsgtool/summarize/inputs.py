@@ -27,10 +27,12 @@ class Job:
 
 
 def _stem(path: Path, taken: set[str]) -> str:
-    stem, n = path.stem or "input", 1
+    """The name results are called by: the file's name less a document suffix it has (``Apache-2.0`` stays whole)."""
+    base = path.stem if supported(path) else path.name
+    stem, n = base or "input", 1
     while stem in taken:  # two inputs of the same name in different folders
         n += 1
-        stem = f"{path.stem}-{n}"
+        stem = f"{base}-{n}"
     taken.add(stem)
     return stem
 
@@ -83,6 +85,8 @@ def load_rows(name: str, split: str):
             if path.suffix.lower() not in formats:
                 raise UsageError(f"'{path}' is not a json, jsonl, csv or parquet file.", "pass one of those, or a Hub name.")
             return datasets.load_dataset(formats[path.suffix.lower()], data_files={split: str(path)}, split=split)
+        if name.startswith((".", "/", "~")) or path.suffix.lower() in formats:  # a path, not a Hub name
+            raise UsageError(f"--dataset {name}: no such file or folder.", "check the path.")
         return datasets.load_dataset(name, split=split)
     except UsageError:
         raise

@@ -122,7 +122,8 @@ def test_a_killed_batch_resumes_where_it_stopped(models, tmp_path, text):
     (["{binary}", "--model", "{bart}"], "is binary data"),
     (["{latin1}", "--model", "{bart}"], "is not UTF-8 text"),
     (["{doc}", "{doc2}", "--model", "{bart}", "--out", "{doc}"], "is a file; several inputs need a folder"),
-    (["--dataset", "{missing}.jsonl"], "cannot load dataset"),
+    (["--dataset", "{missing}.jsonl"], "missing.jsonl: no such file or folder"),
+    (["--dataset", "./nope.jsonl"], "--dataset ./nope.jsonl: no such file or folder"),  # not "couldn't reach the Hub"
     (["--dataset", "{data}", "--text-column", "body"], "the dataset has no column 'body'"),
     (["--dataset", "{data}", "--summary-column", "gist"], "the dataset has no column 'gist'"),
     (["--dataset", "{data}", "--split", "validation", "--limit", "0"], "Input should be greater than or equal to 1"),

@@ -195,3 +195,15 @@ def test_new_tokens_end_at_the_first_end_of_sequence(models):
     eos, pad = summarizer.model.config.eos_token_id, summarizer.model.config.pad_token_id
     assert summarizer._new_tokens([5, pad, 7, eos, pad, pad]) == 4  # a pad the model chose counts; the batch's not
     assert summarizer._new_tokens([5, pad, 7]) == 3
+
+
+def test_results_keep_a_name_whose_dot_is_not_a_document_suffix(tmp_path):
+    """``Apache-2.0`` is summarised as ``Apache-2.0.summary.md``, not ``Apache-2.summary.md``; ``a.txt`` as ``a``."""
+    from lsgtool.summarize.inputs import files
+
+    for name in ("Apache-2.0", "notes.v2.txt", "a.txt"):
+        (tmp_path / name).write_text("One sentence here. Another one there.\n")
+    jobs = files([str(tmp_path / n) for n in ("Apache-2.0", "notes.v2.txt", "a.txt")])
+    assert [job.stem for job in jobs] == ["Apache-2.0", "notes.v2", "a"]
+    outputs = Outputs(tmp_path / "out", "md")
+    assert outputs.name(jobs[0]) == "Apache-2.0.summary.md"
