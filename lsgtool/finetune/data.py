@@ -118,8 +118,17 @@ def label_names(data, column: str, multilabel: bool = False) -> list[str]:
     the integers as strings; a float or mixed column is a usage error naming the flag."""
     feature = data["train"].features[column]
     names = getattr(feature, "names", None) or getattr(getattr(feature, "feature", None), "names", None)
-    if names:
-        return list(names)
+    names = list(names) if names else _distinct(data, column, multilabel)
+    if len(names) < 2 and not multilabel:
+        found = ", ".join(repr(n) for n in names) or "none"
+        raise UsageError(f"--label-column {column!r} holds {len(names)} class{'es' if len(names) != 1 else ''} "
+                         f"({found}): classification needs at least two.",
+                         "check the column (or the --data file) holds examples of every class; one class would "
+                         "train a regression that predicts a constant.")
+    return names
+
+
+def _distinct(data, column: str, multilabel: bool) -> list[str]:
     values = [v for split in data.values() for v in split[column]]
     flat = [x for v in values for x in (v if isinstance(v, list) else [v])] if multilabel else values
     if multilabel and not all(isinstance(v, list) for v in values):

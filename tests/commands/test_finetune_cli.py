@@ -239,7 +239,11 @@ def test_bad_data_is_refused_before_training(app, runner, work, tmp_path):
     empty.write_text("")
     floats = tmp_path / "floats.jsonl"
     write(floats, [{"text": "w1 w2", "label": 0.5}, {"text": "w3", "label": 1.5}])
-    for data, message in ((empty, "holds no examples"), (floats, "holds float values")):
+    # issue 29, item 16: one class trained a regression (MSE, "accuracy 1.0") and exited 0
+    one_class = tmp_path / "one.jsonl"
+    write(one_class, [{"text": "w1 w2", "label": "pos"}, {"text": "w3", "label": "pos"}])
+    for data, message in ((empty, "holds no examples"), (floats, "holds float values"),
+                          (one_class, "--label-column 'label' holds 1 class ('pos'): classification needs at least two")):
         result = runner.invoke(app, ["finetune", "--model", str(work / "bert"), "--data", str(data), "--out",
                                      str(tmp_path / "o")])
         assert result.exit_code == 2 and message in result.stderr, result.stderr
