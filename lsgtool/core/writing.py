@@ -10,6 +10,8 @@ parents -- is refused and left untouched.
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
 import json
 import os
 import shutil
@@ -22,15 +24,29 @@ from typing import Any
 from lsgtool.core.errors import UsageError
 
 __all__ = ["MARKER", "check_own_target", "check_target", "clean_stale", "clean_stale_files", "pid_alive", "probe_writable", "publish",
-           "read_marker", "stage", "write_file", "write_json", "write_marker"]
+           "read_marker", "release_lock", "short_name", "stage", "take_lock", "write_file", "write_json",
+           "write_marker"]
 
 MARKER = ".lsgtool.json"
 STAGING = ".lsgtool-staging.json"
 TMP = ".lsgtool-tmp"  # suffix of a file being written: .<name>.<pid>.lsgtool-tmp beside its target
+SHORT_BYTES = 100  # names lsgtool derives from a longer one (temporary files, records) stay this short, or shorter
+LOCK_GRACE_S = 10  # a lock file still empty after this long was left by a process killed while taking it
+
+
+def short_name(name: str) -> str:
+    """``name`` as it is when it is at most ``SHORT_BYTES`` bytes long, else its beginning and a hash of the whole
+    (``<first 80 bytes>~<12 hex digits>``): names made from a file's name (``.<name>.<pid>.lsgtool-tmp``, a record's
+    ``<stem>.<key>.json``) then fit wherever the file itself fits (255 bytes on most file systems)."""
+    encoded = name.encode("utf-8", "surrogateescape")
+    if len(encoded) <= SHORT_BYTES:
+        return name
+    head = encoded[:80].decode("utf-8", "ignore")  # a character cut in two is left out
+    return f"{head}~{hashlib.sha256(encoded).hexdigest()[:12]}"
 
 
 def _staging_prefix(out: Path) -> str:
-    return f".{out.name}.lsgtool-tmp."
+    return f".{short_name(out.name)}.lsgtool-tmp."
 
 
 def read_marker(folder: Path) -> dict[str, Any] | None:
@@ -60,12 +76,17 @@ def write_file(path: str | Path, data: str | bytes) -> Path:
     id, then renamed over it, with the permissions a new file gets. A killed writer leaves only the temporary
     file, which ``clean_stale_files`` removes."""
     path = Path(path)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}{TMP}")
-    if isinstance(data, str):
-        tmp.write_text(data, encoding="utf-8")
-    else:
-        tmp.write_bytes(data)
-    os.replace(tmp, path)
+    tmp = path.with_name(f".{short_name(path.name)}.{os.getpid()}{TMP}")
+    try:
+        if isinstance(data, str):
+            tmp.write_text(data, encoding="utf-8")
+        else:
+            tmp.write_bytes(data)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            tmp.unlink(missing_ok=True)
+        raise
     return path
 
 
@@ -160,6 +181,80 @@ def pid_alive(pid: int) -> bool:
     except PermissionError:
         return True
     return True
+
+
+def _holder(lock: Path) -> dict[str, Any] | None:
+    """What a lock file says of its holder (pid, host, started); {} while it is being written; None if it is gone."""
+    try:
+        data = json.loads(lock.read_text() or "{}")
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def _stale(holder: dict[str, Any], lock: Path) -> bool:
+    """Whether a lock's holder is gone: a process of this machine that no longer runs, or a lock left empty."""
+    if not holder:
+        try:
+            return time.time() - lock.stat().st_mtime > LOCK_GRACE_S
+        except OSError:
+            return False
+    pid = holder.get("pid")
+    return holder.get("host") == socket.gethostname() and isinstance(pid, int) and not pid_alive(pid)
+
+
+def _take_over(lock: Path, holder: dict[str, Any]) -> None:
+    """Move a stale lock away; if another process took it over meanwhile (the lock moved is not the one judged
+    stale), put that one back."""
+    moved = lock.with_name(f".{lock.name}.{os.getpid()}{TMP}")  # removed by clean_stale_files if we die
+    try:
+        os.rename(lock, moved)
+    except FileNotFoundError:
+        return
+    if _holder(moved) != holder:
+        with contextlib.suppress(OSError):
+            os.link(moved, lock)
+    moved.unlink(missing_ok=True)
+
+
+def take_lock(lock: str | Path, flag: str, target: str | Path) -> None:
+    """Hold ``lock`` for this process (a file naming its pid, host and start time), or refuse (UsageError naming
+    ``flag`` and ``target``) while another process holds it; a lock whose process is gone from this machine is
+    taken over. ``release_lock`` ends the hold."""
+    lock = Path(lock)
+    mine = {"pid": os.getpid(), "host": socket.gethostname(), "started": time.time()}
+    for _ in range(5):
+        try:
+            handle = os.open(lock, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+        except FileExistsError:
+            holder = _holder(lock)
+            if holder is not None and not _stale(holder, lock):
+                raise _held(holder, lock, flag, target) from None
+            if holder is not None:
+                _take_over(lock, holder)
+            continue
+        with os.fdopen(handle, "w") as file:
+            json.dump(mine, file)
+        return
+    raise _held(_holder(lock) or {}, lock, flag, target)
+
+
+def _held(holder: dict[str, Any], lock: Path, flag: str, target: str | Path) -> UsageError:
+    started = holder.get("started")
+    since = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(started)) if isinstance(started, (int, float)) else "now"
+    return UsageError(f"{flag} {target}: another lsgtool run (pid {holder.get('pid', '?')} on "
+                      f"{holder.get('host', 'this machine')}, since {since}) is writing there.",
+                      f"wait for it to end, or choose another {flag}; if no such run is going on, remove {lock}.")
+
+
+def release_lock(lock: str | Path) -> None:
+    """End this process's hold on ``lock`` (a lock another process holds is left alone)."""
+    lock = Path(lock)
+    holder = _holder(lock)
+    if holder and holder.get("pid") == os.getpid() and holder.get("host") == socket.gethostname():
+        lock.unlink(missing_ok=True)
 
 
 def clean_stale(out: str | Path) -> list[Path]:

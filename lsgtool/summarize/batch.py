@@ -4,12 +4,14 @@ kept to their input, and the work shared between processes under ``accelerate la
 Next to the outputs, ``.lsgtool-summaries/records/<output>.<key>.json`` holds each finished input's full result;
 the key hashes the input's content, the model and every setting that changes the summary, so ``--resume``
 skips exactly the work that would come out the same. An output file is only ever replaced if a record says lsgtool
-wrote it. Files are written to a temporary name (with the writer's pid) and renamed; the temporary files of a
-killed run are removed by the next one.
+wrote it, and, unless ``--overwrite`` says so, only by a summary of the input it holds. Files are written to a
+temporary name (with the writer's pid) and renamed; the temporary files of a killed run are removed by the next one.
+One run at a time writes an output (``.lsgtool-summaries/lock``, or ``<file>.lock`` for a single output file).
 """
 
 from __future__ import annotations
 
+import glob
 import hashlib
 import json
 import shutil
@@ -17,8 +19,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from lsgtool.core.errors import Interrupted, UsageError
-from lsgtool.core.writing import clean_stale_files, write_file
+from lsgtool.core.errors import Interrupted, LsgtoolError, UsageError
+from lsgtool.core.writing import clean_stale_files, release_lock, short_name, take_lock, write_file
 from lsgtool.summarize.grouping import POOL_CHARACTERS, POOL_GROUPS, Item, Padding, groups, input_order
 from lsgtool.summarize.inputs import Job
 from lsgtool.summarize.render import SUFFIX, render
@@ -88,35 +90,81 @@ class Outputs:
             return self.single_name
         return JSONL if self.fmt == "jsonl" else f"{job.stem}.summary{SUFFIX[self.fmt]}"
 
+    @property
+    def given(self) -> Path:
+        """The ``--out`` this was made from: the output file, or the folder."""
+        return self.folder / self.single_name if self.single_name else self.folder
+
+    def _records(self, pattern: str = "*.json"):
+        """(file, record) of the records (matching ``pattern``) that can be read."""
+        for file in self.records.glob(pattern) if self.records.is_dir() else []:
+            try:
+                record = json.loads(file.read_text())
+            except (OSError, ValueError):
+                continue
+            if isinstance(record, dict) and "output" in record:
+                yield file, record
+
+    def owners(self) -> dict[str, list[dict[str, Any]]]:
+        """Each output file a record says lsgtool wrote, with those records."""
+        found: dict[str, list[dict[str, Any]]] = {}
+        for _, record in self._records():
+            found.setdefault(record["output"], []).append(record)
+        return found
+
     def ours(self) -> set[str]:
         """Output files a record says lsgtool wrote."""
-        names = set()
-        for file in self.records.glob("*.json") if self.records.is_dir() else []:
-            try:
-                names.add(json.loads(file.read_text())["output"])
-            except (OSError, ValueError, KeyError):
-                continue
-        return names
+        return set(self.owners())
 
     def check(self, jobs: list[Job], resume: bool, overwrite: bool) -> None:
-        """Before any work: outputs that exist are refused unless lsgtool wrote them and --resume/--overwrite says so."""
-        existing = sorted({self.name(job) for job in jobs if (self.folder / self.name(job)).exists()})
+        """Before any work: outputs that exist are refused unless lsgtool wrote them and --resume/--overwrite says so;
+        an output holding another input's summary only with --overwrite."""
+        writers: dict[str, list[Job]] = {}
+        for job in jobs:
+            writers.setdefault(self.name(job), []).append(job)
+        existing = sorted(name for name in writers if _exists(self.folder / name))
         if not existing:
             return
-        foreign = [name for name in existing if name not in self.ours()]
+        owners = self.owners()
+        foreign = [name for name in existing if name not in owners]
         if foreign:
             raise UsageError(f"'{self.folder / foreign[0]}' exists and was not written by lsgtool"
                              + (f" ({len(foreign) - 1} more)" if len(foreign) > 1 else "") + ": it is left alone.",
                              "choose another --out.")
+        if not overwrite:
+            self._check_belonging({name: writers[name][0] for name in existing if len(writers[name]) == 1}, owners)
         if not (resume or overwrite):
             raise UsageError(f"{len(existing)} output(s) in '{self.folder}' exist from an earlier run "
                              f"(e.g. {existing[0]}).", "pass --resume to skip finished inputs, or --overwrite to redo them.")
 
+    def _check_belonging(self, writers: dict[str, Job], owners: dict[str, list[dict[str, Any]]]) -> None:
+        """Refuse to replace an output that holds the summary of an input other than the one now written to it."""
+        others = [(name, job, owners[name][0]) for name, job in writers.items()
+                  if not any(_belongs(record, job) for record in owners[name])]
+        if not others:
+            return
+        name, job, owner = others[0]
+        where = "" if self.single_name else f": '{self.folder / name}'"
+        raise UsageError(f"--out {self.given}{where} holds lsgtool's summary of '{owner.get('input')}', not of "
+                         f"'{job.name}'" + (f" ({len(others) - 1} more like it)" if len(others) > 1 else "")
+                         + ": it is left alone.", "choose a different --out, or pass --overwrite to replace it.")
+
+    def lock(self) -> None:
+        """Hold this output for this run (another run writing it is refused; UsageError); ``unlock`` ends it."""
+        (self.folder / STATE).mkdir(parents=True, exist_ok=True)
+        take_lock(self._lock_path(), "--out", self.given)
+
+    def unlock(self) -> None:
+        release_lock(self._lock_path())
+
+    def _lock_path(self) -> Path:
+        return self.folder / STATE / (f"{short_name(self.single_name)}.lock" if self.single_name else "lock")
+
     def record_path(self, job: Job, record_key: str) -> Path:
-        return self.records / f"{job.stem}.{record_key}.json"
+        return self.records / f"{short_name(job.stem)}.{record_key}.json"
 
     def chapters(self, job: Job, record_key: str) -> Chapters:
-        return Chapters(self.folder / STATE / "chapters" / f"{job.stem}.{record_key}")
+        return Chapters(self.folder / STATE / "chapters" / f"{short_name(job.stem)}.{record_key}")
 
     def finished(self, job: Job, record_key: str) -> dict[str, Any] | None:
         path = self.record_path(job, record_key)
@@ -129,22 +177,57 @@ class Outputs:
     def save(self, job: Job, record_key: str, record: dict[str, Any]) -> str:
         """Record, then publish: the record is written as pending before the output file, so a run killed
         between the two leaves a file the next run knows lsgtool wrote (and redoes: a pending record is not
-        a finished one)."""
-        self.records.mkdir(parents=True, exist_ok=True)
+        a finished one). The records of what the file held before are dropped. A file that cannot be written
+        raises LsgtoolError (that input's failure)."""
         name = self.name(job)
-        record = {**record, "output": name, "key": record_key}
+        record = {**record, "output": name, "key": record_key, **_source(job)}
         path = self.record_path(job, record_key)
-        if self.fmt != "jsonl":
-            write_file(path, json.dumps({**record, "pending": True}, ensure_ascii=False))
-            write_file(self.folder / name, render(record, self.fmt))
-        write_file(path, json.dumps(record, ensure_ascii=False))
+        try:
+            self.records.mkdir(parents=True, exist_ok=True)
+            if self.fmt != "jsonl":
+                write_file(path, json.dumps({**record, "pending": True}, ensure_ascii=False))
+                write_file(self.folder / name, render(record, self.fmt))
+                self._forget(job, name, path)
+            write_file(path, json.dumps(record, ensure_ascii=False))
+        except OSError as exc:
+            raise LsgtoolError(f"cannot write '{self.folder / name}': {exc.strerror or exc}.",
+                               "make room for it (a shorter input name, disk space, permissions) or choose another "
+                               "--out, then run again.") from None
         self.chapters(job, record_key).remove()
         return name
+
+    def _forget(self, job: Job, name: str, keep: Path) -> None:
+        """Drop the records of other inputs or settings that held the file ``name``, now replaced."""
+        pattern = "*.json" if self.single_name else f"{glob.escape(short_name(job.stem))}.*.json"
+        for file, record in self._records(pattern):
+            if file != keep and record["output"] == name:
+                file.unlink(missing_ok=True)
 
     def write_jsonl(self, records: list[dict[str, Any]]) -> str:
         name = self.single_name or JSONL  # --out FILE.jsonl is that file, never a summaries.jsonl beside it
         write_file(self.folder / name, "".join(render(r, "jsonl") for r in records))
         return name
+
+
+def _exists(path: Path) -> bool:
+    """Whether ``path`` exists; a name the file system cannot hold (too long) does not."""
+    try:
+        return path.exists()
+    except OSError:
+        return False
+
+
+def _source(job: Job) -> dict[str, str]:
+    """Where a file input is, whatever name it was given by: a record belongs to it."""
+    path = Path(job.name)
+    return {"input_path": str(path.resolve())} if job.name != "-" and path.is_file() else {}
+
+
+def _belongs(record: dict[str, Any], job: Job) -> bool:
+    where = _source(job).get("input_path")
+    if where and record.get("input_path"):
+        return record["input_path"] == where
+    return record.get("input") == job.name
 
 
 def _shard(jobs: list[Job], cpu: bool):
@@ -286,8 +369,14 @@ def _summarise(pending: list[Item], outputs, summarize, state, outcome: Outcome,
         if state is not None:
             record["process"] = state.process_index
         if outputs is not None:
-            record["output"] = outputs.save(job, record_key, record)
-            record["key"] = record_key
+            try:
+                record = {**record, "output": outputs.save(job, record_key, record), "key": record_key,
+                          **_source(job)}
+            except FAILURES as exc:
+                if not keep_going:
+                    raise
+                outcome.failures.append((job.name, _message(exc)))
+                continue
         outcome.records.append(record)
 
 

@@ -156,11 +156,12 @@ def _outputs(jobs, options: SummarizeOptions):
     if options.out is None and not batch:
         return None
     out = options.out or Path("summaries")
-    if not batch and out.suffix.lower() in OUTPUT_SUFFIXES and not out.is_dir():
-        return Outputs(out.parent if str(out.parent) else Path("."), options.fmt or OUTPUT_SUFFIXES[out.suffix.lower()],
-                       out.name)
+    if not batch and not out.is_dir() and (out.suffix or out.exists()):  # one input: a file, Markdown unless said
+        return Outputs(out.parent if str(out.parent) else Path("."),
+                       options.fmt or OUTPUT_SUFFIXES.get(out.suffix.lower(), "md"), out.name)
     if out.exists() and not out.is_dir():
-        raise UsageError(f"--out '{out}' is a file; several inputs need a folder.", "pass a folder for --out.")
+        raise UsageError(f"--out '{out}' is a file; {'several inputs need' if len(jobs) > 1 else 'a --dataset needs'} "
+                         "a folder.", "pass a folder for --out.")
     return Outputs(out, options.fmt or "md")
 
 
@@ -172,7 +173,7 @@ def _check_outputs(outputs, options: SummarizeOptions) -> None:
             raise UsageError(f"--json and --format {options.fmt} both say how the summary goes to standard output.",
                              f"pass one of them, or --out FILE.{options.fmt} to write the {options.fmt} to a file.")
         return
-    probe_writable(outputs.folder, "--out")
+    probe_writable(outputs.given, "--out", start=outputs.folder)
 
 
 def load_summarizer(options: SummarizeOptions):
@@ -227,9 +228,13 @@ def run(options: SummarizeOptions, progress: Progress | None = None) -> Summariz
     progress = progress or Progress()
     state = distributed.start(cpu=options.device == "cpu")  # None for one process; the batch shares the work on it
     jobs, outputs, summarizer, why, ask = distributed.together(lambda: _ready(options, progress), state)
-    if outputs is not None:
-        distributed.shared(outputs.folder, state)  # a machine writing its share to its own disk would lose it
-    outcome = _summarise(jobs, outputs, summarizer, why, options, progress, ask)
+    try:
+        if outputs is not None:
+            distributed.shared(outputs.folder, state)  # a machine writing its share to its own disk would lose it
+        outcome = _summarise(jobs, outputs, summarizer, why, options, progress, ask)
+    finally:
+        if outputs is not None:
+            outputs.unlock()
     result = SummarizeResult(outcome, len(jobs), outputs, summarizer.method, summarizer.name, why)
     if options.batch_size > 1 and summarizer.method == "abstractive":
         result.batches = outcome.padding.report(options.batch_size, options.by_length)
@@ -245,6 +250,7 @@ def run(options: SummarizeOptions, progress: Progress | None = None) -> Summariz
 
 def _ready(options: SummarizeOptions, progress: Progress):
     """(jobs, outputs, summariser, why, what the reader asked): every check, then the model loaded."""
+    from lsgtool import distributed
     from lsgtool.summarize.batch import clean_stale
 
     _check(options)
@@ -260,10 +266,17 @@ def _ready(options: SummarizeOptions, progress: Progress):
     if outputs is not None:
         outputs.check(jobs, options.resume, options.overwrite)
         outputs.folder.mkdir(parents=True, exist_ok=True)
+        if distributed.is_main():  # one lock for the run, whose processes share the work
+            outputs.lock()  # another run writing this --out is refused before the model loads
         for name in clean_stale(outputs.folder):
             progress.note(f"removed a temporary file of an interrupted run: {name}")
-    summarizer, why = load_summarizer(options)
-    return jobs, outputs, summarizer, why, _ask(options, outputs, summarizer)
+    try:
+        summarizer, why = load_summarizer(options)
+        return jobs, outputs, summarizer, why, _ask(options, outputs, summarizer)
+    except BaseException:
+        if outputs is not None:
+            outputs.unlock()
+        raise
 
 
 def _ask(options: SummarizeOptions, outputs, summarizer):

@@ -21,3 +21,51 @@ def test_a_command_replaces_only_new_empty_and_its_own_folders(tmp_path, monkeyp
     monkeypatch.chdir(tmp_path / "empty")
     with pytest.raises(UsageError, match="current folder"):
         check_own_target(tmp_path / "empty", "profile")
+
+
+def test_temporary_names_fit_wherever_the_file_fits(tmp_path):  # issue 29, item 4
+    import os
+
+    from lsgtool.core.writing import TMP, clean_stale_files, write_file
+
+    longest = "é" * 96 + "x" * 52 + ".summary.md"  # 255 bytes: the longest name ext4 takes
+    assert write_file(tmp_path / longest, "text").read_text() == "text"
+    assert os.listdir(tmp_path) == [longest]
+    stale = tmp_path / f".{'x' * 60}~0123456789ab.999999999{TMP}"  # a killed writer's (no such pid)
+    stale.write_text("")
+    assert clean_stale_files(tmp_path) == [stale.name]
+
+
+def test_a_write_that_fails_leaves_no_temporary_file(tmp_path):  # issue 29, item 4
+    from lsgtool.core.writing import write_file
+
+    (tmp_path / "a-folder").mkdir()
+    with pytest.raises(OSError):
+        write_file(tmp_path / "a-folder", "text")  # the rename onto a folder fails
+    assert [p.name for p in tmp_path.iterdir()] == ["a-folder"]
+
+
+def test_a_lock_is_refused_while_its_process_lives_and_taken_over_when_it_is_gone(tmp_path):  # issue 29, item 13
+    import json
+    import os
+    import socket
+    import subprocess
+    import sys
+
+    from lsgtool.core.writing import release_lock, take_lock
+
+    lock = tmp_path / "lock"
+    take_lock(lock, "--out", tmp_path)
+    assert json.loads(lock.read_text())["pid"] == os.getpid()
+    with pytest.raises(UsageError, match=f"another lsgtool run \\(pid {os.getpid()} on {socket.gethostname()}"):
+        take_lock(lock, "--out", tmp_path)  # held: a second holder in this process is refused too
+    release_lock(lock)
+    assert not lock.exists()
+    gone = subprocess.Popen([sys.executable, "-c", "pass"])
+    gone.wait()
+    lock.write_text(json.dumps({"pid": gone.pid, "host": socket.gethostname(), "started": 0}))
+    take_lock(lock, "--out", tmp_path)  # stale: taken over
+    assert json.loads(lock.read_text())["pid"] == os.getpid()
+    lock.write_text(json.dumps({"pid": os.getpid(), "host": "elsewhere", "started": 0}))
+    release_lock(lock)  # not this process's: left alone
+    assert lock.exists()

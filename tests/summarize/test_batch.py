@@ -207,3 +207,22 @@ def test_results_keep_a_name_whose_dot_is_not_a_document_suffix(tmp_path):
     assert [job.stem for job in jobs] == ["Apache-2.0", "notes.v2", "a"]
     outputs = Outputs(tmp_path / "out", "md")
     assert outputs.name(jobs[0]) == "Apache-2.0.summary.md"
+
+
+def test_an_output_that_cannot_be_written_fails_its_input_and_the_batch_goes_on(tmp_path):  # issue 29, item 4
+    def summarize(documents, chapters, encoded, padding):
+        return [{"input": d.name, "summary": "s", "method": "m", "model": "m", "input_tokens": 1, "route": "one pass"}
+                for d in documents]
+
+    jobs = _jobs([3, 4, 5])
+    jobs[1] = Job("d1", "d" * 250, jobs[1].read)  # its output name, d...d.summary.md, is longer than 255 bytes
+    jobs[2] = Job("d2", "e" * 240, jobs[2].read)  # fits: its temporary names and record must fit too
+    outputs = Outputs(tmp_path / "out", "md")
+    outcome = run(jobs, outputs, summarize, {}, False)
+    assert [r["input"] for r in outcome.records] == ["d0", "d2"]
+    assert outcome.failures == [("d1", f"cannot write '{outputs.folder / ('d' * 250 + '.summary.md')}': "
+                                       "File name too long.")]
+    assert sorted(p.name for p in outputs.folder.glob("*.md")) == ["d0.summary.md", "e" * 240 + ".summary.md"]
+    kept = [json.loads(f.read_text()) for f in outputs.records.glob("e*.json")]  # its record, for --resume
+    assert [(r["output"], r.get("pending")) for r in kept] == [("e" * 240 + ".summary.md", None)]
+    assert not list(outputs.folder.rglob("*lsgtool-tmp"))
