@@ -10,6 +10,8 @@ from functools import cached_property
 
 from lsgtool.core.errors import UsageError
 
+SEPARATOR = " — "  # between the title of a book (or chapter) and that of a chapter (or section) in it
+
 
 class DocumentError(UsageError):
     """An input that gives no text: the message names the file and says why."""
@@ -20,6 +22,18 @@ class Chapter:
     title: str | None
     text: str
     start: int = 0  # where ``text`` begins in its Document's ``text`` (set by the Document)
+    # EPUB: (start, end, title) of each heading paragraph in ``text``, not counted as a paragraph
+    headings: list[tuple[int, int, str]] = field(default_factory=list)
+
+    def paragraph(self, at: int) -> tuple[str | None, int]:
+        """The title of the section ``text[at]`` is in (the chapter's, or that and the heading above it) and the
+        number of its paragraph there, counted from that heading (blank lines separate paragraphs)."""
+        i = bisect.bisect_right([start for start, _, _ in self.headings], at) - 1
+        if i < 0:
+            return self.title, self.text.count("\n\n", 0, max(at, 0)) + 1
+        _, end, heading = self.headings[i]
+        title = self.title + SEPARATOR + heading if self.title and heading != self.title else self.title or heading
+        return title, max(self.text.count("\n\n", end, at), 1)
 
 
 @dataclass
@@ -27,7 +41,7 @@ class Place:
     """Where a character offset of a document's text is, in the words a reader uses to find it."""
 
     chapter: int  # index into Document.chapters
-    title: str | None
+    title: str | None  # the chapter's, and in an EPUB the heading above the offset in it ("Jeremiah — Chapter 2")
     page: int | None = None  # PDF page (1-based, as a viewer counts)
     line: int | None = None  # line of a text or Markdown file (1-based)
     paragraph: int | None = None  # paragraph within its chapter (1-based)
@@ -83,5 +97,5 @@ class Document:
         if self.source is not None:
             found.line = bisect.bisect_right(self._line_starts, offset) + 1
         elif not self.pages:
-            found.paragraph = chapter.text.count("\n\n", 0, max(offset - chapter.start, 0)) + 1
+            found.title, found.paragraph = chapter.paragraph(offset - chapter.start)
         return found

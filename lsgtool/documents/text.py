@@ -1,14 +1,19 @@
 """Plain text and Markdown: decoding that refuses binary data, and chapters found at their headings.
 
 Chapter headings: Markdown ``#`` / ``##`` lines, and short stand-alone lines such as ``Chapter 12``,
-``CHAPTER XII. The Storm``, ``BOOK II``, ``Part Three`` (a blank line or the start before them).
+``CHAPTER XII. The Storm``, ``BOOK II``, ``Part Three`` (a blank line or the start before them). A book, part or
+volume holds the chapters after it, which are titled with it (``BOOK II — Chapter 3``), as are chapters under
+one of several Markdown ``#`` headings; where chapter numbering starts over (several ``Chapter 1``), the short
+stand-alone line before each start names the book it opens (``Genesis`` in a Bible; not when one start has no
+such line, as after a contents list).
 """
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
-from lsgtool.documents.model import Chapter, DocumentError
+from lsgtool.documents.model import SEPARATOR, Chapter, DocumentError
 
 MARKDOWN_HEADING = re.compile(r"^(#{1,2})\s+(.+?)\s*#*\s*$")
 NAMED_HEADING = re.compile(
@@ -16,51 +21,114 @@ NAMED_HEADING = re.compile(
     r"eleven|twelve|[a-z]+teen|twenty[- a-z]*|thirty[- a-z]*|forty[- a-z]*|fifty[- a-z]*)\b[.:]?(\s.*)?$",
     re.IGNORECASE,
 )
+CONTAINERS = ("book", "part", "volume")  # named headings that hold chapters
+FIRST = ("1", "i", "one")  # a chapter number that starts the numbering (over)
 MAX_HEADING = 80  # characters: longer lines are prose that happens to start with "Chapter ..."
+SENTENCE_END = (".", "!", "?", ",", ";", ":", '"', "”", "’")
 
 
 def decode(data: bytes, name: str) -> str:
-    """UTF-8 (with or without BOM) or UTF-16 with a BOM; binary or other encodings are refused, naming the file."""
+    """UTF-8 (with or without BOM), or UTF-16 or UTF-32 with a BOM; binary or other encodings are refused, naming
+    the file.
+
+    Offsets index the text as ``open(path, encoding="utf-8", newline="")`` reads it (``"utf-16"``, ``"utf-32"``):
+    ``\\r\\n`` kept, and a UTF-8 BOM, which that read keeps as U+FEFF, kept in its place as a space (no sentence
+    or heading includes it); the UTF-16 and UTF-32 codecs drop their BOM, here as there."""
     if not data.strip():
         raise DocumentError(f"'{name}' is empty.", "pass a file with text in it.")
+    if data.startswith((b"\xff\xfe\x00\x00", b"\x00\x00\xfe\xff")):  # before UTF-16's, which begins the same
+        return data.decode("utf-32")
     if data.startswith((b"\xff\xfe", b"\xfe\xff")):
         return data.decode("utf-16")
     if b"\x00" in data[:8192]:
         raise DocumentError(f"'{name}' is binary data, not text.",
                             "pass a .txt, .md, .pdf or .epub file (or text on standard input).")
     try:
-        return data.decode("utf-8-sig")
+        text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise DocumentError(f"'{name}' is not UTF-8 text (byte {exc.start}: {data[exc.start:exc.start + 1]!r}).",
                             "convert it first, e.g. `iconv -f latin1 -t utf-8 FILE > FILE.utf8.txt`.") from None
+    return " " + text[1:] if text.startswith("\ufeff") else text
 
 
-def _heading(line: str, previous_blank: bool, markdown: bool) -> str | None:
+@dataclass
+class Heading:
+    start: int  # where its line begins in the text
+    end: int  # where its line ends (its line break included)
+    title: str
+    level: int  # 1: a book, part or ``#`` heading; 2: a chapter or ``##`` heading
+    number: str | None = None  # a named heading's number, as written
+    container: bool = False  # it holds the chapters after it, which are titled with it
+
+
+Line = tuple[int, str, bool, bool]  # (offset, line, a blank line or the start before it, a heading)
+
+
+def _heading(line: str, previous_blank: bool, markdown: bool) -> tuple[int, str, str | None] | None:
+    """(level, title, number) of a heading line, else None."""
     stripped = line.strip()
     if markdown:
         match = MARKDOWN_HEADING.match(stripped)
         if match:
-            return match.group(2)
-    if previous_blank and len(stripped) <= MAX_HEADING and NAMED_HEADING.match(stripped):
-        return stripped.rstrip(".:")
+            return len(match.group(1)), match.group(2), None
+    if previous_blank and len(stripped) <= MAX_HEADING:
+        match = NAMED_HEADING.match(stripped)
+        if match:
+            return 1 if match.group(1).lower() in CONTAINERS else 2, stripped.rstrip(".:"), match.group(2).lower()
     return None
+
+
+def headings(text: str, markdown: bool = False) -> list[Heading]:
+    """The headings of ``text`` in order, those that hold the chapters after them marked ``container``."""
+    found: list[Heading] = []
+    openers: list[Line | None] = []  # the last line before each `Chapter 1`
+    previous_blank, last, offset = True, None, 0
+    for line in text.splitlines(keepends=True):
+        heading = _heading(line, previous_blank, markdown)
+        if heading is not None:
+            level, title, number = heading
+            found.append(Heading(offset, offset + len(line), title, level, number, level == 1 and number is not None))
+            openers += [last] if level == 2 and number in FIRST else []
+        if line.strip():
+            last = (offset, line, previous_blank, heading is not None)
+        previous_blank = not line.strip()
+        offset += len(line)
+    if sum(h.level == 1 and h.number is None for h in found) > 1:  # several Markdown `#`: each holds its `##`
+        for h in found:
+            h.container = h.container or h.level == 1
+    books = [_book(line) for line in openers]
+    if len(books) > 1 and all(books):  # numbering starts over, each time after a book's name (not a contents list)
+        found += books
+    return sorted(found, key=lambda h: h.start)
+
+
+def _book(line: Line | None) -> Heading | None:
+    """The line before a ``Chapter 1`` as the heading of the book it opens, if it is short and stands alone (not
+    a heading already, nor the end of a sentence, which ends the chapter before)."""
+    if line is None:
+        return None
+    offset, text, stand_alone, heading = line
+    title = text.strip()
+    if heading or not stand_alone or len(title) > MAX_HEADING or title.endswith(SENTENCE_END):
+        return None
+    return Heading(offset, offset + len(text), title, 1, container=True)
 
 
 def chapters(text: str, markdown: bool = False) -> list[Chapter]:
     """Split at chapter headings; text before the first heading is a chapter without a title (if not blank).
     Each chapter's text is a slice of ``text`` (its surrounding blank lines left out) starting at its ``start``."""
     found: list[Chapter] = []
-    title, first, previous_blank, offset = None, 0, True, 0
-    for line in text.splitlines(keepends=True):
-        heading = _heading(line, previous_blank, markdown)
+    marks, book = headings(text, markdown), None
+    for heading, after in zip([None, *marks], [*marks, None]):
+        start, end = heading.end if heading else 0, after.start if after else len(text)
+        title = None
         if heading is not None:
-            if text[first:offset].strip() or title is not None:
-                found.append(_slice(text, title, first, offset))
-            title, first = heading, offset + len(line)
-        previous_blank = not line.strip()
-        offset += len(line)
-    if text[first:].strip() or title is not None:
-        found.append(_slice(text, title, first, len(text)))
+            book = heading.title if heading.container else book if heading.level == 2 else None  # chapters stay in it
+            title = book + SEPARATOR + heading.title if heading.level == 2 and book else heading.title
+            if heading.container and not text[start:end].strip():
+                continue  # a book's heading right before its first chapter: its chapters carry its name
+        if text[start:end].strip() or title is not None:
+            found.append(_slice(text, title, start, end))
     return merge_empty(found) or [_slice(text, None, 0, len(text))]
 
 
@@ -72,14 +140,15 @@ def _slice(text: str, title: str | None, start: int, end: int) -> Chapter:
 
 
 def merge_empty(found: list[Chapter]) -> list[Chapter]:
-    """A heading with no text of its own (``BOOK II`` right before ``Chapter 1``) joins the next one's title."""
+    """A heading with no text of its own (a Markdown title right before ``## Chapter 1``) joins the next one's
+    title."""
     merged: list[Chapter] = []
     pending: list[str] = []
     for chapter in found:
         if not chapter.text:
             pending += [chapter.title] if chapter.title else []
             continue
-        title = " — ".join(pending + ([chapter.title] if chapter.title else [])) or None
+        title = SEPARATOR.join(pending + ([chapter.title] if chapter.title else [])) or None
         merged.append(Chapter(title, chapter.text, chapter.start))
         pending = []
     return merged

@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from lsgtool.documents.model import SEPARATOR
+
 FORMATS = ("text", "md", "json", "jsonl")
 SUFFIX = {"text": ".txt", "md": ".md", "json": ".json", "jsonl": ".jsonl"}
 
@@ -31,12 +33,22 @@ def marker(sources: list[dict[str, Any]]) -> str:
     for s in shown:
         where = (f"p. {s['page']}" if s.get("page") else f"line {s['line']}" if s.get("line") else
                  f"¶ {s['paragraph']}" if s.get("paragraph") else f"chars {s['start']}-{s['end']}")
-        title = s.get("chapter")
-        if title and len(title) > TITLE_CHARACTERS:
-            title = title[:TITLE_CHARACTERS - 1].rstrip() + "…"
+        title = _short(s["chapter"]) if s.get("chapter") else None
         label = f"{title}, {where}" if title else where
         parts.append(label + (f" ({100 * s['score']:.0f}%)" if len(shown) > 1 or s["score"] < 0.95 else ""))
     return f"[{'; '.join(parts)}]" if parts else ""
+
+
+def _short(title: str) -> str:
+    """``title`` in at most ``TITLE_CHARACTERS``, a book's name cut rather than its chapter's ("The First Book of
+    Mos… — Chapter 17")."""
+    if len(title) <= TITLE_CHARACTERS:
+        return title
+    book, separator, chapter = title.rpartition(SEPARATOR)
+    room = TITLE_CHARACTERS - len(separator) - len(chapter)
+    if book and room > len(SEPARATOR):
+        return book[:room - 1].rstrip() + "…" + separator + chapter
+    return title[:TITLE_CHARACTERS - 1].rstrip() + "…"
 
 
 def _marked(text: str, sentences: list[dict[str, Any]] | None) -> str:

@@ -17,8 +17,13 @@ GAP = 2  # tokens a gap between two pieces may cost (whitespace, newlines)
 
 
 def _longest(first: int, last: int, fits: Callable[[int], bool]) -> int:
-    """The largest ``j`` in ``first..last`` with ``fits(j)`` (``first`` when none does): a binary search."""
-    lo, hi = first, last
+    """The largest ``j`` in ``first..last`` with ``fits(j)`` (``first`` when none does): steps doubling from
+    ``first`` until one does not fit, then a binary search below it, so the cost follows the answer's distance
+    from ``first``, not ``last``'s (cutting a long text costs what its pieces do, not pieces × text)."""
+    lo, step = first, 1
+    while lo < last and fits(min(first + step, last)):
+        lo, step = min(first + step, last), step * 2
+    hi = min(first + step, last) - 1 if lo < last else lo
     while lo < hi:
         mid = (lo + hi + 1) // 2
         lo, hi = (mid, hi) if fits(mid) else (lo, mid - 1)

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from lsgtool.documents import DocumentError, read, read_bytes
+from lsgtool.documents.sentences import sentence_spans
 from lsgtool.documents.text import chapters
 
 DATA = Path(__file__).parents[1] / "data"
@@ -49,6 +50,27 @@ def test_text_chapters_from_headings():
     assert [c.title for c in chapters("no headings here")] == [None]
 
 
+BIBLE = ("The Holy Bible\n\nGenesis\n\nChapter 1\n\nIn the beginning.\nAnd the earth.\n\nChapter 2\n\nThus.\n\n"
+         "Exodus\n\nChapter 1\n\nNow these.\n\nChapter 2\n\nAnd there went.\n")
+
+
+@pytest.mark.parametrize("text, titles", [  # issue 29, item 20: a chapter is named with the book it is in
+    (BIBLE, [None, "Genesis — Chapter 1", "Genesis — Chapter 2", "Exodus — Chapter 1", "Exodus — Chapter 2"]),
+    ("BOOK I\n\nChapter 1\n\nA.\n\nChapter 2\n\nB.\n\nBOOK II\n\nIts preface.\n\nChapter 3\n\nC.\n",
+     ["BOOK I — Chapter 1", "BOOK I — Chapter 2", "BOOK II", "BOOK II — Chapter 3"]),
+    ("# Genesis\n\n## Chapter 1\n\nA.\n\n## Chapter 2\n\nB.\n\n# Exodus\n\n## Chapter 1\n\nC.\n",
+     ["Genesis — Chapter 1", "Genesis — Chapter 2", "Exodus — Chapter 1"]),
+    ("Prologue\n\nChapter 1\n\nA.\n\nChapter 2\n\nB.\n", [None, "Chapter 1", "Chapter 2"]),  # numbered once: no books
+    ("Contents\n\nChapter 1\nChapter 2\n\nMy Novel\nby Me\n\nChapter 1\n\nA.\n\nChapter 2\n\nB.\n",  # a contents
+     [None, "Chapter 1", "Chapter 1", "Chapter 2"]),                                         # list: no books
+])
+def test_chapters_are_titled_with_their_book(text, titles):
+    found = chapters(text, markdown=text.startswith("#"))
+    assert [c.title for c in found] == titles
+    assert all(text[c.start:c.start + len(c.text)] == c.text for c in found)
+    assert not any("Genesis" in c.text or "Exodus" in c.text for c in found)  # a book's line is not its text
+
+
 @pytest.mark.parametrize("data, suffix, message", [
     (b"", ".txt", "is empty"),
     (b"   \n\t\n", ".txt", "is empty"),
@@ -67,9 +89,21 @@ def test_files_without_text_are_refused_naming_them(data, suffix, message):
     assert f"'bad{suffix}'" in info.value.message and info.value.hint
 
 
-def test_utf16_and_bom_texts_decode():
-    assert read_bytes("\ufeffhello".encode("utf-8"), "a.txt", ".txt").text == "hello"
-    assert read_bytes("hello".encode("utf-16"), "b.txt", ".txt").text == "hello"
+@pytest.mark.parametrize("encoding, bom", [("utf-8", b""), ("utf-8", b"\xef\xbb\xbf"), ("utf-16", b""),
+                                           ("utf-32", b"")])  # issue 29, item 8 (UTF-32 read as UTF-16 before)
+def test_offsets_index_the_file_as_the_readme_reads_it(tmp_path, encoding, bom):  # issue 29, item 8
+    """`open(path, encoding=..., newline="").read()[start:end]` (README) is the sentence: a UTF-8 BOM is a
+    character there, `\r\n` two; the UTF-16 codec drops its BOM."""
+    path = tmp_path / "doc.txt"
+    text = "Chapter 1\r\n\r\nIt rained. It poured.\r\n\r\nChapter 2\r\n\r\nIt cleared.\r\n"
+    path.write_bytes(bom + text.encode(encoding))
+    document, own = read(path), open(path, encoding=encoding, newline="").read()
+    assert len(document.text) == len(own) and [c.title for c in document.chapters] == ["Chapter 1", "Chapter 2"]
+    for chapter in document.chapters:
+        assert own[chapter.start:chapter.start + len(chapter.text)] == chapter.text
+    found = [own[a:b] for a, b in sentence_spans(document.text)]
+    assert found[1:3] == ["It rained.", "It poured."] and found[-1] == "It cleared."
+    assert document.place(own.index("It cleared")).line == own.count("\n", 0, own.index("It cleared")) + 1 == 7
 
 
 def test_encrypted_pdf_and_drm_epub_are_refused(tmp_path):
@@ -127,3 +161,30 @@ def test_pdf_pages_across_outline_chapters():
     word = two.start + two.text.index("ordinary")
     assert document.pages == [0, two.start, word, three.start, three.start]
     assert [document.place(offset).page for offset in (two.start - 1, word - 1, word, three.start)] == [1, 2, 3, 5]
+
+
+def test_epub_places_name_the_heading_above_and_count_paragraphs_after_it():  # issue 29, item 20
+    """A book per spine item with a heading per chapter (as pandoc makes a Bible): a place names the chapter
+    heading above it and counts text paragraphs from it, headings not counted."""
+    epub = pytest.importorskip("ebooklib.epub")
+    import io
+
+    book, items = epub.EpubBook(), []
+    book.set_identifier("bible")
+    book.set_title("Bible")
+    for name in ("Jeremiah", "Lamentations"):
+        body = f"<h1>{name}</h1>" + "".join(f"<h2>Chapter {c}</h2>" + "".join(
+            f"<p>{name} {c}:{v} says this.</p>" for v in range(1, 5)) for c in range(1, 4))
+        item = epub.EpubHtml(title=name, file_name=f"{name}.xhtml", content=f"<html><body>{body}</body></html>")
+        book.add_item(item)
+        items.append(item)
+    book.toc, book.spine = items, items
+    book.add_item(epub.EpubNcx())
+    data = io.BytesIO()
+    epub.write_epub(data, book)
+    document = read_bytes(data.getvalue(), "bible.epub", ".epub")
+    for name in ("Jeremiah", "Lamentations"):
+        for c in range(1, 4):
+            for v in range(1, 5):
+                place = document.place(document.text.index(f"{name} {c}:{v} "))
+                assert (place.title, place.paragraph) == (f"{name} — Chapter {c}", v)

@@ -3,6 +3,8 @@ sentence; offsets round-trip for every input kind; levels of a hierarchy and cha
 
 import json
 import random
+import re
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -113,13 +115,59 @@ def _sentence_texts(text):
     return {" ".join(text[a:b].split()) for a, b in sentence_spans(text)}
 
 
-@pytest.mark.parametrize("name", ["genesis.txt", "genesis.md", "genesis-groff.pdf", "genesis-pandoc.epub"])
+def _books(path):
+    """genesis.txt as two books of two chapters each ("Chapter 1" twice), saved with a BOM and \\r\\n line ends as
+    a Windows editor saves it; returns each verse line's (1-based) book and chapter."""
+    verses = (DATA / "genesis.txt").read_text().splitlines()
+    lines, labels = [], {}
+    for book, chapters in (("Creation", (verses[:31], verses[31:56])), ("The Fall", (verses[56:80], verses[80:]))):
+        lines += [book, ""]
+        for n, chapter in enumerate(chapters, 1):
+            lines += [f"Chapter {n}", ""]
+            labels.update({len(lines) + i + 1: f"{book} — Chapter {n}" for i in range(len(chapter))})
+            lines += chapter + [""]
+    path.write_bytes(b"\xef\xbb\xbf" + "\r\n".join(lines).encode())
+    return labels
+
+
+def _words(text):
+    """Words, lower case, hyphens (a typesetter's at a line end or the text's own) taken out."""
+    return re.findall(r"[a-z0-9]+", text.replace("-\n", "").replace("-", "").replace("’", "'").lower())
+
+
+def _pdf_words(path):
+    """(word, page) of each word of the PDF as PyMuPDF reads each page, running head and foot left out."""
+    import pymupdf
+
+    found = []
+    for number, page in enumerate(pymupdf.open(path), 1):
+        lines = [line for line in page.get_text().splitlines()
+                 if not re.match(r"The First Book of Moses|Page \d", line.strip())]
+        found += [(word, number) for word in _words("\n".join(lines))]
+    return found
+
+
+def _epub_paragraphs(path):
+    """{chapter title: its paragraphs} from the EPUB's own XHTML files."""
+    from lxml import html
+
+    with zipfile.ZipFile(path) as book:
+        pages = [html.fromstring(book.read(name)) for name in book.namelist() if name.startswith("EPUB/text/ch")]
+    return {page.find(".//h1").text_content(): [" ".join(p.text_content().split()) for p in page.iter("p")]
+            for page in pages}
+
+
+@pytest.mark.parametrize("name", ["genesis.txt", "genesis.md", "genesis-groff.pdf", "genesis-pandoc.epub",
+                                  "books.txt"])  # issue 29, items 8 and 20
 def test_extractive_sources_are_the_exact_spans_in_every_input_kind(runner, app, tmp_path, name):
-    path = DATA / name
+    path, labels = DATA / name, None
     if name == "genesis.md":  # Markdown: the same text under a title and chapter headings
         path = tmp_path / name
         lines = (DATA / "genesis.txt").read_text().splitlines()
         path.write_text("# Genesis\n\n" + "\n".join(lines[:40]) + "\n\n## Cain\n\n" + "\n".join(lines[80:]) + "\n")
+    if name == "books.txt":
+        path = tmp_path / name
+        labels = _books(path)
     record = _json(runner, app, [str(path), "--max-new-tokens", "120"])
     document = read(path)
     assert record["sentences"]
@@ -128,14 +176,19 @@ def test_extractive_sources_are_the_exact_spans_in_every_input_kind(runner, app,
         span = document.text[source["start"]:source["end"]]
         assert " ".join(span.split()) == sentence["text"]
         assert record["summary"][sentence["start"]:sentence["end"]] == sentence["text"]
-        if name.endswith((".txt", ".md")):  # the file's own text: offsets index the file
-            own = path.read_text()
+        if name.endswith((".txt", ".md")):  # the file's own text as the README reads it: offsets index the file
+            own = open(path, encoding="utf-8", newline="").read()
             assert own[source["start"]:source["end"]] == span
             assert source["line"] == own.count("\n", 0, source["start"]) + 1
-        if name.endswith(".pdf"):
-            assert 1 <= source["page"] <= len(document.pages)
-        if name.endswith(".epub"):
-            assert source["chapter"] == document.place(source["start"]).title and source["chapter"]
+        if labels:  # the chapter as the file's headings name it: book and chapter
+            assert source["chapter"] == labels[source["line"]]
+        if name.endswith(".pdf"):  # the page PyMuPDF shows the sentence's first words on (issue 29, item 11)
+            words = _pdf_words(path)
+            wanted = _words(sentence["text"])
+            pages = {words[i][1] for i in range(len(words)) if [w for w, _ in words[i:i + len(wanted)]] == wanted}
+            assert source["page"] in pages, (sentence["text"], pages)
+        if name.endswith(".epub"):  # the chapter and paragraph of the EPUB's own XHTML (issue 29, item 11)
+            assert sentence["text"] in _epub_paragraphs(path)[source["chapter"]][source["paragraph"] - 1]
 
 
 def test_sources_of_a_hierarchy_and_of_chapters_are_sentences_of_the_document(runner, app, models, tmp_path, text):
@@ -221,3 +274,12 @@ def test_resume_redoes_an_input_whose_sources_were_not_recorded(runner, app, tmp
     report = json.loads(redo.stdout)
     assert report["skipped"] == 0 and report["done"] == 2
     assert all(r["sentences"] for r in map(json.loads, (out / "summaries.jsonl").read_text().splitlines()))
+
+
+def test_a_long_book_title_is_cut_before_its_chapter_in_a_marker():  # issue 29, item 20
+    from lsgtool.summarize.render import marker
+
+    source = {"chapter": "The First Book of Moses: Called Genesis — Chapter 17", "line": 1234, "score": 1.0}
+    assert marker([source]) == "[The First Book of Moses: C… — Chapter 17, line 1234]"
+    assert marker([{**source, "chapter": "A chapter title much longer than forty characters"}]) == \
+        "[A chapter title much longer than forty…, line 1234]"

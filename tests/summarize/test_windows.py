@@ -33,3 +33,25 @@ def test_every_word_kept_each_window_fits_and_is_packed(text):
 def test_windows_end_at_sentence_boundaries_when_they_can():
     text = " ".join(f"Sentence number {i} ends here." for i in range(50))
     assert all(w.rstrip().endswith(".") for w in windows(text, _count, 23))
+
+
+@pytest.mark.parametrize("unit", ["abcdefghij", "word "])  # issue 29, item 9: Chinese, a URL; one endless sentence
+def test_cutting_a_text_costs_what_its_windows_do_not_windows_times_text(unit):
+    """The characters tokenised to cut 8× the text grow 8× (cutting was quadratic: 64×, 12 minutes for 400K
+    characters without spaces)."""
+    counted = []
+
+    def count(texts):
+        counted.extend(len(t) for t in texts)
+        return [-(-len(t) // 4) for t in texts]  # a token per four characters, spaces or not
+
+    def cost(characters):
+        counted.clear()
+        text = unit * (characters // len(unit))
+        found = windows(text, count, 64)
+        spent = sum(counted)
+        assert "".join(found).replace(" ", "") == text.replace(" ", "") and max(count(found)) <= 64
+        return spent
+
+    small, large = cost(20_000), cost(160_000)
+    assert large < 12 * small, (small, large)
