@@ -24,6 +24,8 @@ def plugins_command(ctx: typer.Context, as_json: JsonOption = False) -> None:
                 "version": pm.sources[name].version if name in pm.sources else "?",
                 "origin": pm.sources[name].origin if name in pm.sources else "registered in code",
                 "registers": {family: sorted(names) for family, names in inv.by_plugin.get(name, {}).items() if names},
+                "skipped": [{"family": s.family, "name": s.name, "kind": s.kind, "reason": s.reason}
+                            for s in inv.skipped if s.plugin == name],
             }
             for name, _ in sorted(pm.list_name_plugin())
         ],
@@ -39,10 +41,7 @@ def _presets(pm) -> list[dict[str, Any]]:
     """What each preset is and whether its weights are on this machine (no download, no model loading)."""
     from lsgtool.core.presets import weights_here
 
-    try:
-        presets = pm.registry("presets")
-    except Exception:  # a broken preset plugin: listed under errors below
-        return []
+    presets = pm.registry("presets")  # a broken preset plugin's are skipped, and listed under its plugin
     out = []
     for name in presets:
         preset = presets[name]
@@ -57,7 +56,8 @@ def _render(console: Console, data: dict[str, Any]) -> None:
         table.add_column(column)
     for plugin in data["plugins"]:
         registers = "\n".join(
-            f"{FAMILIES[family].noun}s: {', '.join(names)}" for family, names in plugin["registers"].items()
+            [f"{FAMILIES[family].noun}s: {', '.join(names)}" for family, names in plugin["registers"].items()]
+            + [f"SKIPPED {_what(skipped)} (see below)" for skipped in plugin["skipped"]]
         )
         origin = "installed" if plugin["origin"].startswith("entry point") else plugin["origin"]
         table.add_row(plugin["name"], plugin["distribution"], plugin["version"], origin, registers or "-")
@@ -72,7 +72,14 @@ def _render(console: Console, data: dict[str, Any]) -> None:
         console.print(presets)
     for failure in data["failures"]:
         console.print(f"failed to load: {failure['name']} ({failure['distribution']}): {failure['reason']}", markup=False)
-    for clash in data["clashes"]:
-        console.print(f"name clash: {clash}", markup=False)
-    for error in data["errors"]:
-        console.print(f"hook error: {error}", markup=False)
+    for plugin in data["plugins"]:
+        for skipped in plugin["skipped"]:
+            console.print(f"skipped: {skipped['reason']}", markup=False)
+
+
+def _what(skipped: dict[str, Any]) -> str:
+    """A skipped registration in a few words, for the table (the reason is printed below it)."""
+    noun = FAMILIES[skipped["family"]].noun
+    if skipped["kind"] == "hook_error":
+        return f"every {noun}: its hook raised"
+    return f"{noun} {skipped['name']!r}: " + ("name taken" if skipped["kind"] == "clash" else "invalid")

@@ -62,14 +62,14 @@ class Registry(Mapping[str, Any]):
         if not isinstance(name, str) or not family.name_pattern.match(name):
             raise PluginError(f"plugin {plugin!r} registered an invalid {family.noun} name {name!r}.",
                               f"names must match {family.name_pattern.pattern}.")
-        problem = family.check(obj)
-        if problem:
-            raise PluginError(f"plugin {plugin!r} registered {family.noun} {name!r}: {problem}.")
-        if name in self._entries:
+        if name in self._entries:  # before the object's check: a taken name is a clash whatever comes with it
             raise PluginError(
                 f"{family.noun} {name!r} is registered by both {self._entries[name].plugin!r} and {plugin!r}.",
                 "uninstall one of the two plugins, or leave one out with LSGTOOL_LOAD_PLUGINS.",
             )
+        problem = family.check(obj)
+        if problem:
+            raise PluginError(f"plugin {plugin!r} registered {family.noun} {name!r}: {problem}.")
         self._entries[name] = Entry(name, obj, plugin)
 
     def __getitem__(self, name: str) -> Any:

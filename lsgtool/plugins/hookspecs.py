@@ -3,6 +3,8 @@
 Each hook receives one argument, ``register``, a callback ``register(name, obj)``. Call it once for
 every thing the plugin adds. Names are lowercase (``[a-z][a-z0-9_]*``; commands may use ``-``), unique
 across all plugins: registering a name another plugin already registered is an error naming both.
+A registration refused (bad name, wrong type, name taken) is skipped, and a hook that raises has everything it
+registered skipped, each with one warning naming the plugin; the rest keeps working.
 Built-in functionality registers through these same hooks (see ``lsgtool.plugins.builtins``).
 """
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import importlib
 import logging
 import os
+import shlex
 from dataclasses import dataclass
 from importlib import metadata
 
@@ -20,7 +21,7 @@ import pluggy
 from lsgtool.core import registry as core_registry
 from lsgtool.core.registry import Registries, Registry
 from lsgtool.plugins import hookspecs
-from lsgtool.plugins.registry import FAMILIES, collect
+from lsgtool.plugins.registry import FAMILIES, Collected, Skipped, collect
 
 log = logging.getLogger("lsgtool.plugins")
 
@@ -55,9 +56,9 @@ class LsgtoolPluginManager(pluggy.PluginManager):
         self.add_hookspecs(hookspecs)
         self.sources: dict[str, PluginSource] = {}
         self.failures: list[PluginFailure] = []
-        self.problems: list[str] = []  # registrations skipped (name clashes, malformed), unknown plugin names asked for
+        self.problems: list[str] = []  # skipped registrations (clash, malformed, hook raised), unknown names asked for
         self.announce = False  # log problems as they are found (the CLI prints those found before it starts once)
-        self._registries: dict[str, Registry] = {}
+        self._collected: dict[str, Collected] = {}
 
     def problem(self, message: str) -> None:
         """Record a problem once (re-collecting a registry finds it again)."""
@@ -68,11 +69,38 @@ class LsgtoolPluginManager(pluggy.PluginManager):
 
     def registry(self, family: str) -> Registry:
         """The registry of one family (``sparse_selectors``, ``commands``, ...), collected once."""
+        return self._collect(family).registry
+
+    def skipped(self, family: str) -> list[Skipped]:
+        """What collecting ``family`` skipped (invalid, clashing, from a hook that raised), each with its reason."""
+        return list(self._collect(family).skipped)
+
+    def _collect(self, family: str) -> Collected:
         if family not in FAMILIES:
             raise KeyError(f"unknown plugin family {family!r}; known: {', '.join(FAMILIES)}")
-        if family not in self._registries:
-            self._registries[family] = collect(self, family)
-        return self._registries[family]
+        if family not in self._collected:
+            self._collected[family] = collect(self, family)
+        return self._collected[family]
+
+    def collect_all(self) -> None:
+        """Collect every family now, so ``problems`` holds everything skipped (``lsgtool doctor``)."""
+        for family in FAMILIES:
+            self._collect(family)
+
+    def describe(self, plugin: str) -> str:
+        """Where ``plugin`` comes from, for messages: ``distribution NAME VERSION`` or ``registered in code``."""
+        source = self.sources.get(plugin)
+        return f"distribution {source.distribution} {source.version}" if source else "registered in code"
+
+    def how_to_leave_out(self, plugin: str) -> str:
+        """The next step for a user whose plugin is broken: uninstall it, or load the others only."""
+        source = self.sources.get(plugin)
+        if source is None or not source.origin.startswith("entry point"):
+            return f"Unregister it (`pm.unregister(name={plugin!r})`)."
+        others = sorted(name for name, s in self.sources.items() if s.origin != "builtin" and name != plugin)
+        keep = f"`{ENV_LOAD_PLUGINS}={shlex.quote(','.join(others))}` loads " + ("the others only" if others else
+                                                                                 "the built-ins only")
+        return f"Uninstall it (`pip uninstall {source.distribution}`), or leave it out: {keep}."
 
     def registries(self) -> Registries:
         """This manager's core registries (each collected on first use, re-collected after register/unregister)."""
@@ -83,11 +111,11 @@ class LsgtoolPluginManager(pluggy.PluginManager):
         return core_registry.use(self.registries())
 
     def register(self, plugin, name=None):
-        self._registries.clear()
+        self._collected.clear()
         return super().register(plugin, name)
 
     def unregister(self, plugin=None, name=None):
-        self._registries.clear()
+        self._collected.clear()
         return super().unregister(plugin, name)
 
 

@@ -37,6 +37,7 @@ def collect(pm) -> dict[str, Any]:
     import torch
 
     cuda = torch.cuda.is_available()
+    pm.collect_all()  # every registry, so plugin_problems names every plugin hook that raised or was refused
     return {
         "python": platform.python_version(),
         "platform": platform.platform(),

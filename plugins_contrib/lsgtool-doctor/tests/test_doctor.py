@@ -7,6 +7,7 @@ from typer.testing import CliRunner
 
 import lsgtool_doctor
 from lsgtool.cli import create_app
+from lsgtool.plugins import hookimpl
 from lsgtool.plugins.manager import make_plugin_manager
 
 
@@ -74,3 +75,21 @@ def test_doctor_states_the_tested_range_and_names_a_broken_contract(monkeypatch)
     assert data["advice"].startswith("install a tested transformers")
     table = runner.invoke(app, ["doctor"])
     assert table.exit_code == 0 and "broken contracts" in table.stdout and "tested 5.0.0" in table.stdout
+
+
+class _RaisingSelectors:
+    @hookimpl
+    def register_sparse_selectors(self, register):
+        raise RuntimeError("plugin bug at registration")
+
+
+def test_doctor_names_a_plugin_whose_hook_raised():  # issue 29, item 14
+    pm = make_plugin_manager(load_installed=False)
+    pm.register(lsgtool_doctor, name="doctor")
+    pm.register(_RaisingSelectors(), name="lsgtool-raiser")
+    result = CliRunner().invoke(create_app(pm), ["doctor", "--json"])
+    assert result.exit_code == 0, result.output
+    [problem] = json.loads(result.stdout)["plugin_problems"]
+    assert problem.startswith("plugin 'lsgtool-raiser' (registered in code) failed in its hook register_sparse_selectors: "
+                              "RuntimeError: plugin bug at registration.")
+    assert "lsgtool-raiser" in json.loads(result.stdout)["plugins"]
