@@ -27,7 +27,7 @@ TESTED = {
     "huggingface-hub": ("1.3.0", "2.4.0"),
     "safetensors": ("0.4.3", "0.8.0"),
     "datasets": ("4.2.0", "5.2.0"),
-    "accelerate": ("0.26.0", "1.15.0"),
+    "accelerate": ("1.3.0", "1.15.0"),
 }
 
 
@@ -145,6 +145,27 @@ def _cross_attention_weights():
     return None
 
 
+def _trainer_resume():
+    """The Trainer methods ``finetune``'s exact resume overrides (``lsgtool.finetune.resumable``), each taking what
+    it is passed, and the loss-window state it carries over a checkpoint."""
+    from transformers import Trainer
+
+    hooks = {"_get_train_sampler": ("train_dataset",), "_load_rng_state": ("checkpoint",),
+             "_save_rng_state": ("output_dir",), "get_batch_samples": ("epoch_iterator", "num_batches", "device"),
+             "_get_num_items_in_batch": ("batch_samples", "device"), "_maybe_log_save_evaluate": ("tr_loss",),
+             "prediction_step": ("model", "inputs"), "evaluate": ()}
+    for name, arguments in hooks.items():
+        method = getattr(Trainer, name, None)
+        if not callable(method):
+            return f"Trainer has no {name}()"
+        changed = takes_by_name(method, *arguments)
+        if changed:
+            return f"Trainer.{name} {changed}"
+    body = inspect.getsource(Trainer._maybe_log_save_evaluate)
+    missing = [name for name in ("_globalstep_last_logged", "_total_loss_scalar") if name not in body]
+    return f"Trainer._maybe_log_save_evaluate no longer keeps {', '.join(missing)}" if missing else None
+
+
 CONTRACTS = (
     Contract("t5_cross_attention", "transformers.models.t5.modeling_t5.T5Attention.forward",
              "LOCOST's decoder cross-attention subclasses it and passes its arguments on by name", _t5_attention),
@@ -159,6 +180,8 @@ CONTRACTS = (
              "the loader reports missing and unexpected weights by name", _loading_info),
     Contract("cross_attention_weights", "cross-attention modules' outputs (T5 EncDecAttention, BART encoder_attn)",
              "summary sources read the attention weights with forward hooks", _cross_attention_weights, probe=True),
+    Contract("trainer_resume", "transformers.Trainer's sampler, random-state, batch and logging hooks",
+             "finetune --resume overrides them to continue exactly where its checkpoint stopped", _trainer_resume),
 )
 BY_NAME = {contract.name: contract for contract in CONTRACTS}
 

@@ -54,13 +54,25 @@ def arguments(settings: Settings, out: Path, has_eval: bool, metric: str, genera
         save_total_limit=t.save_total_limit or None, logging_steps=t.logging_steps, logging_strategy="steps",
         load_best_model_at_end=has_eval, metric_for_best_model=("eval_loss" if metric == "loss" else metric) if has_eval else None,
         greater_is_better=None if metric == "loss" else True, report_to="none", disable_tqdm=True,
-        train_sampling_strategy=t.sampling, predict_with_generate=generate,
+        **_sampling(t.sampling), predict_with_generate=generate,
         generation_max_length=t.generate_length, use_cpu=not torch.cuda.is_available(),
         remove_unused_columns=False, **_checkpointing(t.gradient_checkpointing), **precision_flags(t.precision),
         # transformers scales every loss by the process count for models that would average tokens across
         # devices; classification heads do not, so their gradients doubled on 2 processes: each process's mean
         # loss, averaged by DDP, is the global batch's mean (token losses: per-process token means)
         average_tokens_across_devices=False)
+
+
+def _sampling(sampling: str) -> dict[str, str | bool]:
+    """The training order under the name the installed transformers uses: ``train_sampling_strategy``, or before
+    it ``group_by_length`` (true, else random order; ``resumable`` gives the sequential order there)."""
+    import inspect
+
+    from transformers import TrainingArguments
+
+    if "train_sampling_strategy" in inspect.signature(TrainingArguments.__init__).parameters:
+        return {"train_sampling_strategy": sampling}
+    return {"group_by_length": sampling == "group_by_length"}
 
 
 def _checkpointing(enabled: bool) -> dict[str, bool]:
