@@ -139,7 +139,7 @@ def floors(size: dict, tokens: int, measured: dict) -> dict:
 def run(kind: str, size_name: str, book: str, tokenizer_folder: str, folder: str, new_tokens: int, windows: int | None):
     from lsgtool.documents import read
     from lsgtool.summarize.abstractive import load_abstractive
-    from lsgtool.summarize.pipeline import Budget, summarize_text
+    from lsgtool.summarize.pipeline import PassLimit, summarize_text
 
     stages = Stages()
     stages.stage("read", detail="the document reader")
@@ -152,8 +152,8 @@ def run(kind: str, size_name: str, book: str, tokenizer_folder: str, folder: str
     if windows is not None:  # peers: only the first N windows, the rest extrapolated
         from lsgtool.summarize.windows import windows as cut
 
-        text = "\n\n".join(cut(text, summarizer.count, summarizer.budget)[:windows])
-    budget = Budget(summarizer, float(os.environ.get("MEMORY_LIMIT_MB", "20000")), stages)
+        text = "\n\n".join(cut(text, summarizer.count, summarizer.pass_tokens)[:windows])
+    budget = PassLimit(summarizer, float(os.environ.get("MEMORY_LIMIT_MB", "20000")), stages)
     started = time.perf_counter()
     summary = summarize_text(text, summarizer, "chunk", stages, budget=budget)
     total = time.perf_counter() - started

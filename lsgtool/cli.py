@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import os
+import re
 import sys
 import traceback
 from contextvars import ContextVar
@@ -17,6 +18,7 @@ from lsgtool.commands._common import AppState, print_error, route_warnings, stde
 from lsgtool.core.errors import ConfigError, LsgtoolError, UsageError
 
 _debug: ContextVar[bool] = ContextVar("lsgtool_debug", default=False)
+_invoked: ContextVar[Any] = ContextVar("lsgtool_invoked", default=None)  # the click context of the running command
 
 # Large CPU tensors on transparent huge pages (PyTorch reads this at its first allocation; nothing above imports
 # torch): a LOCOST-base layer at 1,076,905 tokens page-faulted 5.3M times in 74.3 s without, 48K times in 67.7 s
@@ -39,7 +41,7 @@ def _guard(command: Callable[..., Any]) -> Callable[..., Any]:
             raise
         except LsgtoolError as exc:
             _traceback()
-            print_error(exc)
+            print_error(_from_config(exc, _invoked.get()))
             raise typer.Exit(exc.exit_code) from None
         except Exception as exc:
             _traceback()
@@ -56,6 +58,31 @@ def _traceback() -> None:
         traceback.print_exc(file=sys.stderr)
 
 
+def _config_origin(ctx, name: str) -> str | None:
+    """`` (the value comes from the config file F: [command] name)`` when option ``name`` took its value from a
+    config file (None: from the command line, the environment or its default)."""
+    source = ctx.get_parameter_source(name)
+    if source is None or source.name != "DEFAULT_MAP":
+        return None
+    state = ctx.find_root().obj
+    files = ", ".join(map(str, state.settings.files)) if state is not None and state.settings else "?"
+    return f" (the value comes from the config file {files}: [{ctx.info_name}] {name})"
+
+
+def _from_config(exc: LsgtoolError, ctx) -> LsgtoolError:
+    """A usage error naming an option whose value came from a config file says so, with the file and the key: the
+    user typed no such flag (``length = "0%"`` in lsgtool.toml)."""
+    if ctx is None or not isinstance(exc, UsageError):
+        return exc
+    for param in ctx.command.params:
+        flags = [re.escape(opt) for opt in param.opts if opt.startswith("--")]
+        origin = _config_origin(ctx, param.name) if param.name and flags else None
+        if origin and re.search(rf"(?:{'|'.join(flags)})(?![\w-])", exc.message):
+            exc.message = exc.message.rstrip(".") + origin + "."
+            exc.args = (exc.message,)
+    return exc
+
+
 def _click_error(exc: typer.TyperException) -> LsgtoolError:
     """A click parsing error (missing argument, unknown option or command, unparseable value) as Error/Hint.
 
@@ -67,11 +94,7 @@ def _click_error(exc: typer.TyperException) -> LsgtoolError:
     message = message[:1].lower() + message[1:]
     param = getattr(exc, "param", None)
     if ctx is not None and param is not None and param.name is not None:
-        source = ctx.get_parameter_source(param.name)
-        if source is not None and source.name == "DEFAULT_MAP":
-            state = ctx.find_root().obj
-            files = ", ".join(map(str, state.settings.files)) if state is not None and state.settings else "?"
-            message += f" (the value comes from the config file {files}: [{ctx.info_name}] {param.name})"
+        message += _config_origin(ctx, param.name) or ""
     if not message.endswith((".", ")")):
         message += "."
     if ctx is None:
@@ -105,6 +128,14 @@ class LsgtoolCommand(TyperCommand):
 
     def get_params(self, ctx) -> list:
         return _no_value_placeholders(super().get_params(ctx))
+
+    def invoke(self, ctx):
+        """Run the command with its context at hand for ``_guard`` (which names a config file's values)."""
+        token = _invoked.set(ctx)
+        try:
+            return super().invoke(ctx)
+        finally:
+            _invoked.reset(token)
 
     def format_help(self, ctx, formatter) -> None:
         """Rich panels where there is room; below ``WIDE_HELP`` columns click's two-column layout, whose option

@@ -2,8 +2,12 @@
 writes and reports, the process group started before any check, and checks that every process hears.
 
 A process that stops before the others reach a collective leaves them waiting for it (30 minutes by default, and
-across machines no launcher ends them sooner): so a run starts the group first, and a refusal on any process
-(an output folder the first process refuses, data or a model one machine lacks) stops every process with it.
+across machines no launcher ends them sooner), or failing on a closed connection that says nothing of why: so a
+run starts the group first, and ``together`` is the one place processes agree. Each stage that can refuse on one
+process runs in it (argument and data checks, the folder the first process writes, a batch's share of the inputs,
+the first process's writing and report): a refusal on any process (an output folder the first process refuses,
+data or a model one machine lacks, a dataset row without text) stops every process with it, each saying which
+process stopped and why, with that error's exit code.
 """
 
 from __future__ import annotations
@@ -12,7 +16,7 @@ import os
 import socket
 import tempfile
 from pathlib import Path
-from typing import Callable, TypeVar
+from typing import Any, Callable, TypeVar
 
 from lsgtool.core.errors import LsgtoolError, UsageError
 
@@ -42,49 +46,83 @@ def start(cpu: bool):
     return PartialState(cpu=cpu)
 
 
-def together(work: Callable[[], Result], state) -> Result:
-    """``work()`` on this process; if it failed on any process, every process raises: the one that failed its own
-    error, the others an error of the same exit code naming that process and its message. Without ``state``
-    (a single process), ``work()``."""
-    if state is None:
-        return work()
-    from accelerate.utils import gather_object
+def running() -> bool:
+    """Whether this process is one of a started group of several (``start`` under a distributed launcher)."""
+    if not launched():
+        return False
+    import torch.distributed as dist
 
+    return dist.is_available() and dist.is_initialized()
+
+
+def together(work: Callable[[], Result], undo: Callable[[Result], None] | None = None) -> Result:
+    """``work()`` on this process; if it failed on any process, every process raises: the one that failed its own
+    error, the others an error of the same exit code naming that process and its message, once ``undo`` has taken
+    back what their ``work()`` did (a lock it took). Outside a started group (one process), ``work()``.
+
+    Every process must call it at the same point. It wraps a stage that can refuse on some processes only and does
+    no collective itself, before the next collective or the end of the run: a stage with collectives inside (the
+    Trainer's) cannot be wrapped, since a process failing in it would wait here while the others wait there."""
+    if not running():
+        return work()
     own = None
     try:
         result = work()
     except Exception as exc:  # whatever it is, the other processes must hear of it before they wait on this one
         own = exc
-    failures = [f for f in gather_object([_described(own, state.process_index)]) if f is not None]
+    try:
+        words = everyone(_described(own))
+    except LsgtoolError:
+        if own is not None:
+            raise own from None
+        raise
+    failures = [word for word in words if word is not None]
     if own is not None:
         raise own
     if failures:
         rank, host, code, message, hint = failures[0]
         error = LsgtoolError(f"process {rank} (on {host}) stopped: {message}", hint or "see that process's output.")
         error.exit_code = code
+        if undo is not None:
+            undo(result)
         raise error
     return result
 
 
-def _described(exc: BaseException | None, rank: int) -> tuple[int, str, int, str, str | None] | None:
+def everyone(value: Any) -> list[Any]:
+    """``value`` of every process, in rank order: a collective, which every process of the group must reach."""
+    import torch.distributed as dist
+
+    found: list[Any] = [None] * dist.get_world_size()
+    try:
+        dist.all_gather_object(found, value)
+    except RuntimeError:  # gloo's "Connection closed by peer" (NCCL's own): a process left without a word
+        raise LsgtoolError("another process of this job stopped without saying why (killed, or failed where the "
+                           "processes could not hear it).", "see that process's output: each machine's launcher "
+                           "prints its own.") from None
+    return found
+
+
+def _described(exc: BaseException | None) -> tuple[int, str, int, str, str | None] | None:
     if exc is None:
         return None
+    import torch.distributed as dist
+
+    rank = dist.get_rank()
     if isinstance(exc, LsgtoolError):
         return rank, socket.gethostname(), exc.exit_code, exc.message, exc.hint
     return rank, socket.gethostname(), 1, f"{type(exc).__name__}: {exc}".splitlines()[0], None
 
 
-def shared(folder: Path, state, flag: str = "--out") -> None:
+def shared(folder: Path, flag: str = "--out") -> None:
     """Refuse (every process) a ``folder`` the processes do not share: the first process makes a file in it, which
     every other must see. A machine with its own disk at that path would write its share where the first process
     never looks, and resume from nothing."""
-    if state is None:
+    if not running():
         return
-    from accelerate.utils import gather_object
-
-    probe = together(lambda: _probe(folder) if state.is_main_process else None, state)
+    probe = together(lambda: _probe(folder) if is_main() else None)
     try:
-        name = gather_object([probe.name if probe else None])[0]
+        name = everyone(probe.name if probe else None)[0]
 
         def check() -> None:
             if not (Path(folder) / name).exists():
@@ -93,7 +131,7 @@ def shared(folder: Path, state, flag: str = "--out") -> None:
                                  f"put {flag} on storage every machine mounts at the same path (NFS, a cluster file "
                                  "system).")
 
-        together(check, state)
+        together(check)
     finally:
         if probe is not None:
             probe.unlink(missing_ok=True)

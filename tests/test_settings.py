@@ -117,3 +117,19 @@ def test_config_that_is_a_folder_says_so(app, runner, tmp_path):
     result = runner.invoke(app, ["--config", str(tmp_path), "echo"])
     assert result.exit_code == 2 and f"--config {tmp_path} is a folder, not a TOML file" in result.stderr
     assert "Hint:" in result.stderr
+
+
+def test_a_summarize_value_a_config_file_gives_is_named_with_the_file_and_key(runner, tmp_path, monkeypatch):
+    # issue 29, item 19: `length = "0%"` in lsgtool.toml gave "--length 0% is not a share ..." without the file
+    from lsgtool.cli import create_app
+
+    app = create_app(make_plugin_manager(load_installed=False))
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "doc.txt").write_text("The fox ran over the hill.")
+    (tmp_path / "lsgtool.toml").write_text('[summarize]\nlength = "0%"\n')
+    result = runner.invoke(app, ["summarize", "doc.txt"])
+    message = " ".join(result.stderr.split())
+    assert result.exit_code == 2 and "--length 0% is not a share" in message and "Hint:" in message
+    assert f"(the value comes from the config file {tmp_path / 'lsgtool.toml'}: [summarize] length)" in message
+    typed = runner.invoke(app, ["summarize", "doc.txt", "--length", "150%"])  # the flag typed: no file to name
+    assert typed.exit_code == 2 and "--length 150%" in typed.stderr and "config file" not in typed.stderr

@@ -109,6 +109,7 @@ def summarize_command(
       lsgtool summarize report.pdf --sentences 5 --json           each sentence's page, span and share
     """
     from lsgtool.commands._progress import RichProgress
+    from lsgtool.distributed import together
     from lsgtool.progress import Progress
     from lsgtool.summarize.run import SummarizeOptions, run
 
@@ -127,8 +128,7 @@ def summarize_command(
         limit=limit, batch_size=batch_size, rouge=rouge, stemmer=stemmer, trust_checkpoint=trust_checkpoint,
         config_from=config_from, stream=not as_json, json=as_json)
     result = run(options, Progress() if as_json else RichProgress(stream=True))
-    if result.outcome.main:
-        _report(result, options.fmt, as_json)
+    together(lambda: _report(result, options.fmt, as_json) if result.outcome.main else None)  # the first one reports
 
 
 def _ask_for_input(as_json: bool) -> list[str] | None:

@@ -115,15 +115,17 @@ def _is_model_folder(folder: Path) -> bool:
     return isinstance(config, dict) and ("model_type" in config or "architectures" in config)
 
 
-def check_target(out: str | Path, overwrite: bool, flag: str = "--out", probe: bool = True) -> Path:
+def check_target(out: str | Path, overwrite: bool, flag: str = "--out", probe: bool = True,
+                 example: str = "./converted-model") -> Path:
     """Refuse (UsageError) a target that must not be written, before any long work; returns the path.
-    ``probe``: also make and remove a folder where ``out`` will go, to prove it writable."""
+    ``probe``: also make and remove a folder where ``out`` will go, to prove it writable; ``example``: a new
+    folder the hint proposes."""
     out = Path(out)
     resolved = out.resolve()
     cwd = Path.cwd().resolve()
     if resolved == cwd or resolved in cwd.parents:
         raise UsageError(f"{flag} {out} is the current folder or one of its parents: lsgtool will not replace it.",
-                         f"name a new folder, e.g. {flag} ./converted-model.")
+                         f"name a new folder, e.g. {flag} {example}.")
     if out.is_symlink() or (out.exists() and not out.is_dir()):
         raise UsageError(f"{flag} {out} is a file, not a folder lsgtool wrote: it is left untouched.",
                          f"choose another {flag}, or move the file away yourself.")
@@ -152,7 +154,7 @@ def check_own_target(out: str | Path, command: str, flag: str = "--out") -> Path
         raise UsageError(f"{flag} {out} exists and was not written by lsgtool {command}: it is left untouched.",
                          f"choose another {flag}, or remove that folder yourself ({command} replaces only its own "
                          "output folders).")
-    return check_target(out, overwrite=True, flag=flag)
+    return check_target(out, overwrite=True, flag=flag, example=f"./{command}-out")
 
 
 def probe_writable(out: str | Path, flag: str = "--out", start: Path | None = None) -> None:

@@ -42,7 +42,7 @@ def load(name: str, cache_dir: str | None = None):
     if path.is_dir() and ((path / "dataset_dict.json").exists() or (path / "state.json").exists()):
         loaded = datasets.load_from_disk(str(path))
     elif path.exists():
-        files = sorted(p for p in path.rglob("*") if p.is_file() and not p.name.startswith(".")) if path.is_dir() else [path]
+        files = local_files(path)
         if not files:
             raise UsageError(f"--data {name} is an empty folder.", "pass data files or a folder written by save_to_disk.")
         builder = _builder(files, name)
@@ -76,6 +76,13 @@ def load(name: str, cache_dir: str | None = None):
     if not any(len(split) for split in loaded.values()):
         raise UsageError(f"--data {name} holds no examples.", "pass a dataset with at least one row.")
     return loaded
+
+
+def local_files(path: Path) -> list[Path]:
+    """The files local data ``path`` (a file or a folder) is read from, in reading order; hidden ones are not."""
+    if not path.is_dir():
+        return [path]
+    return sorted(p for p in path.rglob("*") if p.is_file() and not p.name.startswith("."))
 
 
 def _permission_error(exc: BaseException | None) -> PermissionError | None:

@@ -7,8 +7,8 @@ interrupted or done, so an interrupted one is resumed (``resume``) or replaced (
 mistaken. The folder is checked before anything loads; under ``torchrun`` / ``accelerate launch``, on one
 machine or several, the first process checks and writes it, its refusal stops every process, and every process
 must see the folder it writes (shared storage). Ctrl-C checkpoints the current step and raises ``Interrupted``;
-resuming with the run's settings (another one is refused: the checkpoint's scheduler would not take it) gives the
-same loss curve as a run that was never stopped.
+resuming with the run's settings and data (others are refused: the checkpoint's scheduler would not take them;
+data by its content, ``identity``) gives the same loss curve as a run that was never stopped (``resumable``).
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from lsgtool.core.errors import Interrupted, UsageError
 from lsgtool.core.writing import check_target, read_marker, write_file, write_json, write_marker
-from lsgtool.distributed import is_main
+from lsgtool.distributed import is_main, together
 from lsgtool.finetune.config import Settings, changed, check, read_saved
 from lsgtool.progress import Progress
 
@@ -49,14 +49,14 @@ def run(settings: Settings, out: str | Path | None = None, *, resume: bool = Fal
     task, out = settings.train.task, Path(out or f"finetune-{settings.train.task}")
     if dry_run and task == "gsg":
         return gsg_preview(settings, resolve(settings.model.name, weights_needed=False), show)
-    state = None if dry_run else distributed.start(cpu=not torch.cuda.is_available())  # as the Trainer's
     if not dry_run:  # under a launcher, what the first process refuses stops every process (not only the first)
-        distributed.together(lambda: check_out(out, resume, overwrite, settings) if is_main() else None, state)
-    prepared = distributed.together(lambda: _prepare(settings), state)  # data or a model a machine lacks, too
+        distributed.start(cpu=not torch.cuda.is_available())  # as the Trainer's
+        distributed.together(lambda: check_out(out, resume, overwrite, settings) if is_main() else None)
+    prepared = distributed.together(lambda: _prepare(settings))  # data or a model a machine lacks, too
     if dry_run:
         return {"task": task, "model": settings.model.name, **prepared.info, "labels": prepared.labels}
-    distributed.together(lambda: start(out, resume, overwrite, settings) if is_main() else None, state)
-    distributed.shared(out, state)  # every machine resumes from, and waits on, the folder the first one writes
+    distributed.together(lambda: start(out, resume, overwrite, settings) if is_main() else None)
+    distributed.shared(out)  # every machine resumes from, and waits on, the folder the first one writes
     return _train(settings, prepared, out, resume, progress or Progress())
 
 
@@ -100,11 +100,20 @@ def check_out(out: Path, resume: bool, overwrite: bool, settings: Settings | Non
 
 def check_same_settings(out: Path, settings: Settings | None) -> None:
     """A resumed run continues with the optimizer, scheduler and data order of its checkpoint: a setting that
-    differs from the run's ``finetune.toml`` would not take effect (or not fully), so it is refused."""
+    differs from the run's ``finetune.toml`` would not take effect (or not fully), so it is refused; so is data
+    whose content is not what the run started on. A model or data named by another path to the same place, or
+    data of the same content, is the same."""
+    from lsgtool.finetune.identity import same_data, same_place
+
     saved = out / "finetune.toml"
     if settings is None or not saved.is_file():
         return
-    differences = changed(settings, read_saved(saved))
+    before, record = read_saved(saved), (read_marker(out) or {}).get("data")
+    data = same_data(settings.data.name, record)  # the run's own file edited since: refused here
+    differences = [(key, now, then) for key, now, then in changed(settings, before)
+                   if not (key in ("model.name", "data.name") and same_place(now, then) or key == "data.name" and data)]
+    if data is False and all(key != "data.name" for key, _, _ in differences):
+        differences.insert(0, ("data.name", settings.data.name, record["path"]))
     if differences:
         key, now, before = differences[0]
         more = f" (and {', '.join(k for k, _, _ in differences[1:])})" if len(differences) > 1 else ""
@@ -119,11 +128,20 @@ def _shown(value: Any) -> str:
 
 def start(out: Path, resume: bool, overwrite: bool, settings: Settings) -> None:
     """The folder marked running, with the settings as ``finetune.toml`` (a replaced run's files gone)."""
+    from lsgtool.finetune.identity import data_record
+
     if overwrite and out.exists() and not resume:
         shutil.rmtree(out)
     out.mkdir(parents=True, exist_ok=True)
-    write_marker(out, command=COMMAND, state="running")
+    kept = (read_marker(out) or {}).get("data") if resume else None  # checked to be the data of this resume
+    _mark(out, "running", kept or data_record(settings.data.name))
     write_file(out / "finetune.toml", settings.to_toml())
+
+
+def _mark(out: Path, state: str, data: dict | None = None) -> None:
+    """The marker in ``state``, keeping the record of the data the run started on (``identity.data_record``)."""
+    data = data or (read_marker(out) or {}).get("data")
+    write_marker(out, command=COMMAND, state=state, **({"data": data} if data else {}))
 
 
 def _train(settings: Settings, prepared: Prepared, out: Path, resume: bool, progress: Progress) -> dict[str, Any]:
@@ -136,7 +154,7 @@ def _train(settings: Settings, prepared: Prepared, out: Path, resume: bool, prog
             output = trainer.train(resume_from_checkpoint=str(last_checkpoint(out)) if resume else None)
         except KeyboardInterrupt:
             _interrupted(out, f"interrupted: {out} keeps its last checkpoint ({_checkpoint_name(out)}).")
-    return _finish(settings, prepared, trainer, output.metrics, out, stop)
+    return together(lambda: _finish(settings, prepared, trainer, output.metrics, out, stop))  # the first one writes
 
 
 @contextmanager
@@ -179,12 +197,12 @@ def _finish(settings: Settings, prepared: Prepared, trainer, train_metrics: dict
     except UsageError:  # no matplotlib: the numbers are in metrics.json
         data["curves"] = None
     write_json(out / "metrics.json", data)
-    write_marker(out, command=COMMAND, state="done")
+    _mark(out, "done")
     return data
 
 
 def _interrupted(out: Path, message: str) -> None:
-    write_marker(out, command=COMMAND, state="interrupted")
+    _mark(out, "interrupted")
     raise Interrupted(message, "continue with the same command and --resume.") from None
 
 

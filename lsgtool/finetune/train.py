@@ -1,6 +1,7 @@
-"""The Trainer of a run (``Trainer`` / ``Seq2SeqTrainer``, accelerate underneath): its arguments, metrics and
-callbacks (a requested stop, early stopping, progress reported through ``lsgtool.progress.Progress``), the last
-checkpoint of a run folder, and the final model saved into the folder's root."""
+"""The Trainer of a run (``Trainer`` / ``Seq2SeqTrainer``, accelerate underneath, made to resume exactly by
+``resumable``): its arguments, metrics and callbacks (a requested stop, early stopping, progress reported
+through ``lsgtool.progress.Progress``), the last checkpoint of a run folder, and the final model saved into the
+folder's root."""
 
 from __future__ import annotations
 
@@ -42,6 +43,11 @@ def callbacks(stop: Stop, progress: Progress, patience: int):
                 control.should_training_stop = True
             return control
 
+        def on_epoch_end(self, args, state, control, **kwargs):
+            if stop.requested and _inside_epoch(state):  # the step's checkpoint is saved: the epoch has not ended,
+                control.should_evaluate = control.should_save = False  # so neither its evaluation nor its save
+            return control
+
         def on_log(self, args, state, control, logs=None, **kwargs):
             if logs:
                 progress.advance(state.global_step - self.shown, detail=log_line(logs, state.global_step, state.max_steps))
@@ -53,11 +59,19 @@ def callbacks(stop: Stop, progress: Progress, patience: int):
     return found
 
 
+def _inside_epoch(state) -> bool:
+    """Whether training stops inside an epoch and before its last step: a Ctrl-C there leaves the Trainer's loop
+    through its epoch end, whose evaluation (``eval_strategy="epoch"``) an uninterrupted run does not have there,
+    and whose draw from the random state (a data loader's seed) would end up in the checkpoint."""
+    return state.global_step < state.max_steps and state.epoch is not None and state.epoch != int(state.epoch)
+
+
 def trainer_for(settings: Settings, prepared: Prepared, out: Path, stop: Stop, progress: Progress):
     from transformers import Seq2SeqTrainer, Trainer
     from transformers.trainer_callback import PrinterCallback, ProgressCallback
 
     from lsgtool.finetune.arguments import arguments
+    from lsgtool.finetune.resumable import resumable
 
     task = settings.train.task
     compute, metric = metrics_function(task, prepared.tokenizer)
@@ -65,7 +79,8 @@ def trainer_for(settings: Settings, prepared: Prepared, out: Path, stop: Stop, p
     has_eval = prepared.eval is not None
     generate = task in GENERATIVE and has_eval
     args = arguments(settings, out, has_eval, metric if compute or metric == "loss" else "loss", generate)
-    cls = _epoch_seeded(Seq2SeqTrainer if task in GENERATIVE else Trainer, settings.train.seed)
+    cls = resumable(Seq2SeqTrainer if task in GENERATIVE else Trainer, settings.train.seed,
+                    getattr(prepared.collator, "masking", None), settings.train.sampling)
     trainer = cls(model=prepared.model, args=args, train_dataset=prepared.train, eval_dataset=prepared.eval,
                   data_collator=prepared.collator, processing_class=prepared.tokenizer,
                   compute_metrics=compute if has_eval else None,
@@ -73,34 +88,6 @@ def trainer_for(settings: Settings, prepared: Prepared, out: Path, stop: Stop, p
     for printer in (PrinterCallback, ProgressCallback):  # progress goes to lsgtool's Progress instead
         trainer.remove_callback(printer)
     return trainer
-
-
-def _epoch_seeded(cls, seed: int):
-    """``cls`` whose length-grouped sampler draws each epoch's order from (seed, epoch): transformers' draws from
-    the global RNG when the epoch's iterator starts, which a resumed run has not restored yet (it restores the RNG
-    after the skipped batches), so a run resumed in epoch >= 2 trained on another order. The epoch is the trainer
-    state's, which a resumed run loads from its checkpoint."""
-    import torch
-    from transformers.trainer_pt_utils import LengthGroupedSampler
-
-    class EpochSeededSampler(LengthGroupedSampler):
-        def __init__(self, batch_size: int, lengths: list[int], epoch):
-            super().__init__(batch_size, lengths=lengths)
-            self.epoch = epoch
-
-        def __iter__(self):
-            self.generator = torch.Generator().manual_seed(seed + self.epoch())
-            return super().__iter__()
-
-    class Seeded(cls):
-        def _get_train_sampler(self, train_dataset=None):
-            sampler = super()._get_train_sampler(train_dataset)
-            if type(sampler) is LengthGroupedSampler:
-                return EpochSeededSampler(sampler.batch_size, sampler.lengths, lambda: int(self.state.epoch or 0))
-            return sampler
-
-    Seeded.__name__ = Seeded.__qualname__ = cls.__name__
-    return Seeded
 
 
 def last_checkpoint(out: Path) -> Path | None:

@@ -125,11 +125,20 @@ def run(options: ProfileOptions, progress: Progress | None = None) -> ProfileRes
     return ProfileResult(data, out, keep)
 
 
+def _lengths(spec: str) -> list[int]:
+    """The lengths of ``--lengths``; a bad spec is a usage error naming the flag."""
+    from lsgtool.profiling.spec import parse_lengths
+
+    try:
+        return parse_lengths(spec)
+    except UsageError as exc:
+        raise UsageError(f"--lengths {spec!r}: {exc.message}", exc.hint) from None
+
+
 def _prepare(options: ProfileOptions):
     """The request checked and made a Plan, the meta the outputs carry, and the live view's title."""
     from lsgtool.core.lsg.config import LSGConfig
     from lsgtool.profiling.engine import Plan
-    from lsgtool.profiling.spec import parse_lengths
     from lsgtool.profiling.variants import Setup, check_variants
 
     o = options
@@ -159,7 +168,7 @@ def _prepare(options: ProfileOptions):
     baseline = o.baseline or ("full" if "full" in names else names[0])
     if baseline not in names:
         raise UsageError(f"--baseline {baseline!r} is not among the profiled variants.", f"variants: {', '.join(names)}.")
-    plan = Plan(parse_lengths(lengths), names, Setup(hidden, heads, o.layers, o.level, o.batch, block, o.sparsity_factor),
+    plan = Plan(_lengths(lengths), names, Setup(hidden, heads, o.layers, o.level, o.batch, block, o.sparsity_factor),
                 o.mode, o.device, o.dtype, o.repeats, o.budget, o.memory_limit, o.threads,
                 None if target is None else vars(target))
     shape = {"hidden": hidden, "heads": heads, "layers": o.layers if o.level == "encoder" else 1} if target is None else {}

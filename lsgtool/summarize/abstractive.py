@@ -108,9 +108,27 @@ class Abstractive:
         self.specials = tokenizer.num_special_tokens_to_add(pair=False)
         self.track_offsets = False  # encode keeps where its tokens are in the text (sources are traced)
         self._offsets: dict[str, list[tuple[int, int]]] = {}  # the last texts encoded
+        self.notes: list[str] = []  # what the run could not do as asked, for every record's notes
+        self._cap_new_tokens()
+
+    def _cap_new_tokens(self) -> None:
+        """``max_new_tokens`` (and ``min_new_tokens``) at most what the decoder's learned positions write: past them
+        generation fails with an IndexError. The cap is a note (as a length is capped), not an error: the default
+        (256) or the model's own generation config may ask for more than a small decoder has."""
+        longest, values, sources = self.longest, self.generation.values, self.generation.sources
+        if longest is None:
+            return
+        for name in ("max_new_tokens", "min_new_tokens"):
+            if values.get(name) is not None and values[name] > longest:
+                source = sources.get(name, "")
+                asked = f"--{name.replace('_', '-')} {values[name]:,}" if source.startswith("flag") else \
+                    f"{name} {values[name]:,} ({source})"
+                self.notes.append(f"{asked} is more than the decoder of '{self.name}' writes ({longest:,} new tokens: "
+                                  f"its learned positions): capped to {longest:,}")
+                values[name], sources[name] = longest, f"{source}, capped to the decoder's {longest:,} positions"
 
     @property
-    def budget(self) -> int | None:
+    def pass_tokens(self) -> int | None:
         """Text tokens one pass takes (the limit less the special tokens the tokenizer adds)."""
         return None if self.limit is None else self.limit - self.specials
 

@@ -48,6 +48,19 @@ def key(digest: str, identity: dict[str, Any]) -> str:
     return hashlib.sha256(json.dumps({"digest": digest, **identity}, sort_keys=True, default=str).encode()).hexdigest()[:24]
 
 
+def all_finished(jobs: list[Job], outputs: Outputs, identity: dict[str, Any]) -> bool:
+    """Whether every job has a finished record under ``identity`` (``--resume`` then needs no model). Looked for
+    from the last job, the first an interrupted run left undone; an input that cannot be read is the run's to
+    report."""
+    for job in reversed(jobs):
+        try:
+            if outputs.finished(job, key(job.read().digest, identity)) is None:
+                return False
+        except FAILURES:
+            return False
+    return True
+
+
 class Chapters:
     """The chapter summaries of one unfinished input, kept as they finish (``--per-chapter``) so that ``--resume``
     after an interruption goes on from the first unfinished chapter: ``.lsgtool-summaries/chapters/<stem>.<key>/``,
@@ -156,6 +169,10 @@ class Outputs:
 
     def unlock(self) -> None:
         release_lock(self._lock_path())
+        try:
+            (self.folder / STATE).rmdir()  # made for the lock: a run refused before it wrote anything leaves nothing
+        except OSError:
+            pass  # it holds records (or another run's lock)
 
     def _lock_path(self) -> Path:
         return self.folder / STATE / (f"{short_name(self.single_name)}.lock" if self.single_name else "lock")
@@ -269,40 +286,48 @@ def run(jobs: list[Job], outputs: Outputs | None, summarize: Callable, identity:
     never all held) and each pool's inputs that one padded pass takes are grouped by their token count, so the
     documents generated together have similar lengths; the others go one at a time. Outputs, records and the
     report keep the input order."""
+    from lsgtool import distributed
+
     mine, state = _shard(jobs, cpu)
-    outcome = Outcome()
     by_length = by_length and measure is not None and batch_size > 1
     pool_size = batch_size * POOL_GROUPS if by_length else batch_size
-    begun = iter(range(len(mine)))  # inputs begun, for on_start: in the order they are summarised
-    group: list[Item] = []
-    try:
-        index = 0
-        while index < len(mine):
-            pool, characters = [], 0
-            while index < len(mine) and len(pool) < pool_size and characters < POOL_CHARACTERS:
-                item = _take(mine[index], outputs, identity, resume, finish, measure, outcome, keep_going)
-                if item is None:  # skipped by --resume, or failed to read
-                    on_start(mine[index], next(begun), len(mine))
-                else:
-                    pool.append(item)
-                    characters += len(item.document.text)
-                index += 1
-            outcome.padding.add_input_order(input_order(pool, batch_size))
-            for group in groups(pool, batch_size, by_length):
-                for item in group:
-                    on_start(item.job, next(begun), len(mine))
-                _summarise(group, outputs, summarize, state, outcome, keep_going)
-            group = []
-    except KeyboardInterrupt:
-        raise _interrupted(outcome, jobs, outputs, group) from None
+
+    def share() -> Outcome:
+        """This process's share, summarised."""
+        outcome = Outcome()
+        begun = iter(range(len(mine)))  # inputs begun, for on_start: in the order they are summarised
+        group: list[Item] = []
+        try:
+            index = 0
+            while index < len(mine):
+                pool, characters = [], 0
+                while index < len(mine) and len(pool) < pool_size and characters < POOL_CHARACTERS:
+                    item = _take(mine[index], outputs, identity, resume, finish, measure, outcome, keep_going)
+                    if item is None:  # skipped by --resume, or failed to read
+                        on_start(mine[index], next(begun), len(mine))
+                    else:
+                        pool.append(item)
+                        characters += len(item.document.text)
+                    index += 1
+                outcome.padding.add_input_order(input_order(pool, batch_size))
+                for group in groups(pool, batch_size, by_length):
+                    for item in group:
+                        on_start(item.job, next(begun), len(mine))
+                    _summarise(group, outputs, summarize, state, outcome, keep_going)
+                group = []
+        except KeyboardInterrupt:
+            raise _interrupted(outcome, jobs, outputs, group) from None
+        return outcome
+
+    outcome = distributed.together(share)  # what stops one process's share (one input alone) stops every process
     if state is not None:
         outcome = _gather(outcome, state, outputs, jobs)
     order = {job.name: i for i, job in enumerate(jobs)}  # summarised in length order, reported in input order
     outcome.records.sort(key=lambda r: order.get(r["input"], 0))
     outcome.failures.sort(key=lambda f: order.get(f[0], 0))
     if outputs is not None and outputs.fmt == "jsonl" and outcome.records:
-        if state is None or state.is_main_process:
-            outcome.files.append(outputs.write_jsonl(outcome.records))
+        written = distributed.together(lambda: outputs.write_jsonl(outcome.records) if outcome.main else None)
+        outcome.files += [written] if written else []
     return outcome
 
 
@@ -317,9 +342,10 @@ def _take(job: Job, outputs: Outputs | None, identity: dict[str, Any], resume: b
         if done is None:
             ids, together = measure(document) if measure is not None else (None, False)
             return Item(job, document, record_key, ids, together)
-        done = finish(document, done)  # what this run asks beside the text (scores)
-        if done["output"] != outputs.name(job) or not (outputs.folder / done["output"]).exists():
-            done["output"] = outputs.save(job, record_key, done)  # re-render what was asked now
+        finished = finish(document, done)  # what this run asks beside the text (scores)
+        if finished != done or done["output"] != outputs.name(job) or not (outputs.folder / done["output"]).exists():
+            finished["output"] = outputs.save(job, record_key, finished)  # re-render what was asked now
+        done = finished
         outcome.records.append(done)
         outcome.skipped += 1
     except FAILURES as exc:

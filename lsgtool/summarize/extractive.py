@@ -34,6 +34,7 @@ class Picked:
     encoded_tokens: int = 0
     spans: list[tuple[int, int]] = field(default_factory=list)  # of the picked sentences in the text
     texts: list[str] = field(default_factory=list)  # the picked sentences as the summary writes them
+    relevance: float | None = None  # with a question: the highest similarity of a sentence to it
 
 
 class Extractive:
@@ -48,6 +49,7 @@ class Extractive:
         self.limit = None  # any length: the document is read in windows and every sentence scored
         self.generation = None
         self.budget_given = False  # --max-new-tokens set the budget (not the default)
+        self.notes: list[str] = []  # what the run could not do as asked, for every record's notes
 
     @property
     def settings(self) -> dict:
@@ -63,12 +65,13 @@ class Extractive:
         """Tokens of each text, special tokens not counted."""
         return count_tokens(self.tokenizer, texts)
 
-    def _groups(self, lengths: list[int]) -> list[list[int]]:
-        """Consecutive sentences packed into windows (every sentence fits one: longer ones were cut)."""
+    def _groups(self, lengths: list[int], firsts: frozenset[int] = frozenset()) -> list[list[int]]:
+        """Consecutive sentences packed into windows (every sentence fits one: longer ones were cut); a sentence
+        in ``firsts`` begins a new window."""
         room = self.room
         groups, current, used = [], [], 0
         for i, n in enumerate(lengths):
-            if current and used + n > room:
+            if current and (used + n > room or i in firsts):
                 groups.append(current)
                 current, used = [], 0
             current.append(i)
@@ -86,10 +89,12 @@ class Extractive:
         return F.normalize(states[~special].mean(0) if (~special).any() else states.mean(0), dim=0)
 
     @torch.no_grad()
-    def embed(self, text: str, spans: list[tuple[int, int]], lengths: list[int], progress: Progress) -> torch.Tensor:
-        """(sentences, E) unit embeddings: mean of each sentence's token states in its window."""
+    def embed(self, text: str, spans: list[tuple[int, int]], lengths: list[int], progress: Progress,
+              firsts: frozenset[int] = frozenset()) -> torch.Tensor:
+        """(sentences, E) unit embeddings: mean of each sentence's token states in its window (``firsts``: the
+        sentences that begin a window, as ``_groups`` takes them)."""
         device = next(self.model.parameters()).device
-        groups = self._groups(lengths)
+        groups = self._groups(lengths, firsts)
         progress.stage("encode", len(groups), f"{sum(lengths):,} tokens in windows of {self.window}")
         out = torch.zeros(len(spans), self.model.config.hidden_size)
         for group in groups:
@@ -109,8 +114,9 @@ class Extractive:
 
     def pick(self, embeddings: torch.Tensor, lengths: list[int], eligible: list[bool], budget: int | None = None,
              count: int | None = None, query: torch.Tensor | None = None) -> list[int]:
-        """MMR up to the token ``budget`` (or ``count`` sentences); at least one sentence; indices in document
-        order. ``query``: a question's embedding, whose similarity is mixed in (``focus.FOCUS_WEIGHT``)."""
+        """MMR up to the token ``budget`` (or ``count`` sentences), never past it; at least one sentence (the best
+        that fits, eligible or not); indices in document order. ``query``: a question's embedding, whose similarity
+        is mixed in (``focus.FOCUS_WEIGHT``)."""
         from lsgtool.summarize.focus import FOCUS_WEIGHT
 
         budget = self.budget if budget is None and count is None else budget or 10**12
@@ -118,7 +124,8 @@ class Extractive:
         score = embeddings @ centroid
         if query is not None:
             score = (1 - FOCUS_WEIGHT) * score + FOCUS_WEIGHT * (embeddings @ query)
-        candidates = [i for i, ok in enumerate(eligible) if ok] or list(range(len(lengths)))
+        fitting = [i for i in range(len(lengths)) if lengths[i] <= budget]
+        candidates = [i for i in fitting if eligible[i]] or fitting or [min(range(len(lengths)), key=lengths.__getitem__)]
         picked: list[int] = []
         used = 0
         best_similarity = torch.full((len(lengths),), -1.0)
@@ -136,14 +143,16 @@ class Extractive:
                 break
         return sorted(picked)
 
-    def spans(self, text: str) -> tuple[list[tuple[int, int]], list[int]]:
-        """Sentence spans and their tokens; a sentence longer than the budget (or a window) is cut at word, else
-        token boundaries, so each piece can be picked and encoded whole."""
+    def spans(self, text: str, budget: int | None = None,
+              units: list[tuple[int, int]] | None = None) -> tuple[list[tuple[int, int]], list[int]]:
+        """Sentence spans (``units`` when given) and their tokens; a sentence longer than the ``budget`` (default:
+        the summariser's) or a window is cut at word, else token boundaries, so each piece can be picked and
+        encoded whole."""
         from lsgtool.summarize.windows import token_runs
 
-        spans = [(a, b) for a, b in sentence_spans(text) if text[a:b].strip()]
+        spans = [(a, b) for a, b in (sentence_spans(text) if units is None else units) if text[a:b].strip()]
         lengths = self.count([" ".join(text[a:b].split()) for a, b in spans])
-        longest = max(1, min(self.budget, self.room))
+        longest = max(1, min(self.budget if budget is None else budget, self.room))
         if all(n <= longest for n in lengths):
             return spans, lengths
         cut, cut_lengths = [], []
@@ -155,13 +164,17 @@ class Extractive:
         return cut, cut_lengths
 
     def summarize(self, text: str, progress: Progress | None = None, overflow: str = "auto", budget: int | None = None,
-                  count: int | None = None, query: torch.Tensor | None = None) -> Picked:
+                  count: int | None = None, query: torch.Tensor | None = None, apart: bool = False,
+                  units: list[tuple[int, int]] | None = None) -> Picked:
         """Pick sentences; a document longer than one window is read in windows (``overflow`` auto or chunk),
         refused (error) or read up to its first window (truncate). ``budget`` tokens or ``count`` sentences
-        (the summariser's budget when neither is given); ``query``: the embedding of a question to focus on."""
+        (the summariser's budget when neither is given); ``query``: the embedding of a question to focus on;
+        ``apart``: each paragraph is read on its own (separate summaries joined: a book's chapter summaries);
+        ``units``: the text's sentences when they are known (the picks of those summaries, a piece of a long
+        sentence among them, which a sentence splitter would join to the sentence before it)."""
         progress = progress or Progress()
         start = time.perf_counter()
-        spans, lengths = self.spans(text)
+        spans, lengths = self.spans(text, None if count else budget, units)
         if not spans:
             return Picked("", 0, 0, [], 0.0, 0)
         total, groups = sum(lengths), self._groups(lengths)
@@ -173,12 +186,27 @@ class Extractive:
             progress.note(f"truncated to the first {sum(lengths):,} of {total:,} tokens (one window of the encoder): "
                           f"{total - sum(lengths):,} dropped")
         sentences = [" ".join(text[a:b].split()) for a, b in spans]
-        embeddings = self.embed(text, spans, lengths, progress)
+        firsts = paragraph_firsts(text, spans) if apart else frozenset()
+        embeddings = self.embed(text, spans, lengths, progress, firsts)
         eligible = [MIN_WORDS <= len(s.split()) <= MAX_WORDS for s in sentences]
         picked = self.pick(embeddings, lengths, eligible, budget, count, query)
         texts = [sentences[i] for i in picked]
+        relevance = None if query is None else float((embeddings @ query).max())
         return Picked(" ".join(texts), total, len(sentences), picked, time.perf_counter() - start,
-                      len(self._groups(lengths)), sum(lengths), [spans[i] for i in picked], texts)
+                      len(self._groups(lengths, firsts)), sum(lengths), [spans[i] for i in picked], texts, relevance)
+
+
+def paragraph_firsts(text: str, spans: list[tuple[int, int]]) -> frozenset[int]:
+    """The indices of the ``spans`` (in order) that begin a paragraph of ``text``."""
+    from lsgtool.documents.sentences import paragraphs
+
+    starts = [a for a, _ in paragraphs(text)]
+    firsts, p = set(), 0
+    for i, (a, _) in enumerate(spans):
+        while p < len(starts) and starts[p] <= a:
+            firsts.add(i)
+            p += 1
+    return frozenset(firsts)
 
 
 def load_extractive(source="minilm", window: int = 4096, budget: int = 256, device: str = "cpu",

@@ -11,7 +11,10 @@ through LSG attention (the extractive summariser's own, else the packaged all-Mi
   ``--max-input-tokens``, or ``FOCUS_TOKENS`` for a model without one), and that pass is summarised: a whole book
   asked about one topic is read in one model window. The windows chosen and their scores are reported.
 - Per chapter: chapters are ranked by the same score; each is summarised with the focus, and the book's summary
-  is written from the chapter summaries in that order, most relevant first.
+  is written, with the focus too, from the chapter summaries in that order, most relevant first (each chapter
+  summary read on its own: the sentences of one are not scored in the context of another).
+- The highest similarity of a sentence to the question is reported (``relevance``); below ``WEAK`` the record
+  notes that nothing in the text is close to the question.
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ FOCUS_WEIGHT = 0.7
 WINDOW_TOKENS = 512
 FOCUS_TOKENS = 16384
 TOP = 3
+WEAK = 0.2  # all-MiniLM-L6-v2: Genesis 1-4 and "Cain" 0.57, "the serpent" 0.48; "software patents" 0.09, "xyzzy" 0.10
 
 
 @dataclass
@@ -45,10 +49,20 @@ class Choice:
     chosen: list[Window]
     windows: int
     tokens: int
+    relevance: float = -1.0  # the highest similarity of a sentence of the text to the question
 
     def to_dict(self, offset: int = 0) -> dict[str, Any]:
         """``offset``: where the text the windows were cut from begins in the document's text."""
-        return {"windows": self.windows, "chosen": [w.to_dict(offset) for w in self.chosen], "tokens": self.tokens}
+        return {"windows": self.windows, "chosen": [w.to_dict(offset) for w in self.chosen], "tokens": self.tokens,
+                "relevance": round(self.relevance, 4)}
+
+
+def weak(question: str, relevance: float | None, what: str = "the text") -> str | None:
+    """The note for a question nothing in ``what`` is close to (None: something is)."""
+    if relevance is None or relevance >= WEAK:
+        return None
+    return (f"--focus {question!r}: nothing in {what} is close to it (highest sentence relevance {relevance:.2f}, "
+            f"below {WEAK}): the summary is not about it")
 
 
 class Relevance:
@@ -59,17 +73,20 @@ class Relevance:
         self.query = encoder.embed_query(question)
         self.document: tuple[str, Scored] | None = None  # the last whole text scored (a book's chapters reuse it)
 
-    def sentences(self, text: str, progress=None, offset: int | None = None) -> "Scored":
+    def sentences(self, text: str, progress=None, offset: int | None = None, apart: bool = False) -> "Scored":
         """The sentences of ``text`` with their cosine to the question; ``offset``: where ``text`` begins in the
-        document's text, whose scores are then reused when the document was scored already (its chapters)."""
+        document's text, whose scores are then reused when the document was scored already (its chapters);
+        ``apart``: each paragraph read on its own (a book's chapter summaries)."""
         from lsgtool.progress import Progress
+        from lsgtool.summarize.extractive import paragraph_firsts
 
         if offset is not None and self.document is not None:
             whole, scored = self.document
             if whole[offset:offset + len(text)] == text:
                 return scored.within(offset, offset + len(text))
         spans, lengths = self.encoder.spans(text)
-        scored = Scored(spans, self.encoder.embed(text, spans, lengths, progress or Progress()) @ self.query
+        firsts = paragraph_firsts(text, spans) if apart else frozenset()
+        scored = Scored(spans, self.encoder.embed(text, spans, lengths, progress or Progress(), firsts) @ self.query
                         if spans else torch.zeros(0))
         if offset is None:
             self.document = (text, scored)
@@ -82,6 +99,11 @@ class Scored:
     def __init__(self, spans: list[tuple[int, int]], similarity: torch.Tensor):
         self.similarity = similarity
         self.starts, self.ends = [a for a, _ in spans], [b for _, b in spans]
+
+    @property
+    def best(self) -> float:
+        """The highest similarity of a sentence (-1: no sentences)."""
+        return float(self.similarity.max()) if len(self.similarity) else -1.0
 
     def within(self, start: int, end: int) -> "Scored":
         """The sentences inside ``[start, end)``, offsets relative to ``start``."""
@@ -97,12 +119,14 @@ class Scored:
         return float(self.similarity[first:last].topk(min(TOP, last - first)).values.mean())
 
 
-def choose(text: str, relevance: Relevance, count, budget: int, progress=None, offset: int | None = None) -> Choice:
+def choose(text: str, relevance: Relevance, count, budget: int, progress=None, offset: int | None = None,
+           apart: bool = False) -> Choice:
     """The most relevant windows of ``text`` that together fit ``budget`` tokens, most relevant first
-    (``offset``: where ``text`` begins in the document, when it is a part of one already scored)."""
+    (``offset``: where ``text`` begins in the document, when it is a part of one already scored; ``apart``: its
+    paragraphs are separate summaries, each scored on its own)."""
     from lsgtool.summarize.windows import GAP, window_spans
 
-    sentences = relevance.sentences(text, progress, offset)
+    sentences = relevance.sentences(text, progress, offset, apart)
     found = window_spans(text, count, max(1, min(WINDOW_TOKENS, budget)))
     sizes = count([text[a:b] for a, b in found])
     scored = sorted(((sentences.score(a, b), i) for i, (a, b) in enumerate(found)), reverse=True)
@@ -112,4 +136,4 @@ def choose(text: str, relevance: Relevance, count, budget: int, progress=None, o
             continue
         chosen.append(Window(found[i][0], found[i][1], score))
         used += sizes[i] + (GAP if len(chosen) > 1 else 0)
-    return Choice(chosen, len(found), used)
+    return Choice(chosen, len(found), used, sentences.best)

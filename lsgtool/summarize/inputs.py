@@ -6,6 +6,7 @@ itself in a batch.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 from dataclasses import dataclass
 from pathlib import Path
@@ -42,7 +43,7 @@ def files(inputs: list[str]) -> list[Job]:
     jobs, taken = [], set()
     for given in inputs:
         if given == "-":
-            jobs.append(Job("-", _stem(Path("stdin"), taken), lambda: read("-")))
+            jobs.append(Job("-", _stem(Path("stdin"), taken), functools.cache(lambda: read("-"))))  # read once
             continue
         path = Path(given).expanduser()
         if path.is_dir():

@@ -50,8 +50,13 @@ class Length:
         return cls(value.strip(), words=int(amount))
 
     def budget(self, tokens: int, words: int, sentences: int = 0) -> "Budget":
-        """The budget for a text of ``tokens`` tokens, ``words`` words and ``sentences`` sentences."""
+        """The budget for a text of ``tokens`` tokens, ``words`` words and ``sentences`` sentences; an ask that
+        covers the whole text (``--length 5w`` of a 1-word text) is the whole text, marked ``whole_text``."""
         per_word = tokens / words if words else 1.0
+        if self.covers(words, sentences):
+            whole = {"tokens": tokens, "words": words, **({"sentences": sentences} if self.sentences else {})}
+            return Budget(self.asked, max(1, tokens), words, (sentences or None) if self.sentences else None,
+                          whole_text=whole)
         if self.share is not None:
             wanted = max(1, math.ceil(self.share * tokens))
             return Budget(self.asked, wanted, max(1, round(self.share * words)))
@@ -61,6 +66,14 @@ class Length:
         wanted = max(8, math.ceil(2 * per_sentence * self.sentences))
         return Budget(self.asked, wanted, round(wanted / per_word), self.sentences)
 
+    def covers(self, words: int, sentences: int) -> bool:
+        """Whether the ask is the whole of a text of ``words`` words and ``sentences`` sentences, or more."""
+        if self.share is not None:
+            return self.share >= 1
+        if self.words is not None:
+            return self.words >= words
+        return self.sentences >= sentences
+
 
 @dataclass
 class Budget:
@@ -69,17 +82,52 @@ class Budget:
     words: int  # the same in words, by the text's tokens per word
     sentences: int | None = None  # stop after this many sentences
     capped_from: int | None = None  # the tokens asked for, when more than the decoder writes
+    whole_text: dict[str, int] | None = None  # the ask is the whole text or more: its tokens, words and sentences
+
+    @classmethod
+    def window(cls, tokens: int, most: int) -> "Budget":
+        """New tokens for the summary of one window of ``tokens`` tokens in a hierarchy: at most ``most`` (the
+        model's budget) and at most half the window, so that each level is shorter than the one it summarises and
+        the hierarchy ends, whatever the model writes."""
+        return cls("a window of the hierarchy", max(1, min(most, tokens // 2)), 0)
 
     def capped(self, longest: int | None) -> "Budget":
         """At most ``longest`` tokens (what the decoder's positions allow), the words scaled alike."""
         if longest is None or self.tokens <= longest:
             return self
         words = max(1, round(self.words * longest / self.tokens))
-        return Budget(self.asked, longest, words, self.sentences, self.tokens)
+        return Budget(self.asked, longest, words, self.sentences, self.tokens, self.whole_text)
 
     def to_dict(self) -> dict[str, Any]:
         out = {"asked": self.asked, "tokens": self.tokens, "words": self.words, "sentences": self.sentences}
-        return {**out, "capped_from": self.capped_from} if self.capped_from is not None else out
+        if self.capped_from is not None:
+            out["capped_from"] = self.capped_from
+        return {**out, "whole_text": self.whole_text} if self.whole_text else out
+
+
+def flag(length: dict[str, Any]) -> str:
+    """The flag and value a budget (``Budget.to_dict``) was asked with: ``--length 5w``, ``--sentences 3``."""
+    asked = length["asked"]
+    return f"--sentences {asked.split()[0]}" if asked.endswith(" sentences") else f"--length {asked}"
+
+
+def notes(length: dict[str, Any], what: str = "the text") -> list[str]:
+    """What a budget (``Budget.to_dict``) could not give as asked, for the record's notes (``what``: the text it
+    was of: "the text", "the book")."""
+    out = []
+    whole = length.get("whole_text")
+    if whole:
+        size = _many(whole["sentences"], "sentence") if length["sentences"] else _many(whole["words"], "word")
+        out.append(f"{flag(length)} asks for as much as the whole of {what} or more, which has {size} "
+                   f"({_many(whole['tokens'], 'token')}): the summary is at most that")
+    if length.get("capped_from") is not None:
+        out.append(f"{flag(length)} asks for {length['capped_from']:,} new tokens for {what} and the decoder writes "
+                   f"at most {length['tokens']:,} (its learned positions): capped to {length['tokens']:,}")
+    return out
+
+
+def _many(n: int, unit: str) -> str:
+    return f"{n:,} {unit}" + ("" if n == 1 else "s")
 
 
 class SentenceStop:

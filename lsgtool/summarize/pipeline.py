@@ -37,7 +37,8 @@ class Summary:
     seconds: float = 0.0
     sentences: list[Sentence] | None = None  # with sources: each summary sentence and where it came from
     length: dict[str, Any] | None = None  # with --length / --sentences: the budget used (tokens and words)
-    focus: dict[str, Any] | None = None  # with --focus: the windows read (abstractive)
+    focus: dict[str, Any] | None = None  # with --focus: the relevance found, and the windows read (abstractive)
+    notes: list[str] = field(default_factory=list)  # what could not be done as asked while summarising it
 
     def to_dict(self) -> dict[str, Any]:
         """What the record shows (the sentences' sources are shown by ``DocumentSummary``, named)."""
@@ -81,9 +82,14 @@ class DocumentSummary:
                          for i, (title, s) in enumerate(self.chapters)],
             "book_summary": self.summary.to_dict(), "settings": self.settings, "memory_estimate": self.memory,
             "notes": doc.notes, "digest": doc.digest, **self._sentences(self.summary),
-            **({"focus": {**self.focus, **(self.summary.focus or {})}} if self.focus else {}),
+            **({"focus": self._focus()} if self.focus else {}),
             **({"length": self.summary.length} if self.summary.length else {}),
         }
+
+    def _focus(self) -> dict[str, Any]:
+        """The question, and how it was used: the windows read of the text (abstractive) and the relevance found
+        in it; a book's summary, written from its chapters' summaries, shows its own under ``book_summary``."""
+        return {**((self.summary.focus or {}) if not self.chapters else {}), **self.focus}
 
     def _rank(self, position: int) -> dict[str, Any]:
         if self.ranking is None:
@@ -128,7 +134,7 @@ class Ask:
         return self.length.budget(*reference, sentences).capped(getattr(summarizer, "longest", None))
 
 
-class Budget:
+class PassLimit:
     """Input tokens one pass may take: the model's limit and, when a memory limit is given, what fits in it.
 
     A model that can decode without the cross-attention cache (LOCOST) does so when the cache alone would not
@@ -139,7 +145,7 @@ class Budget:
 
     def tokens(self, wanted: int) -> tuple[int | None, str]:
         s = self.summarizer
-        model_budget = getattr(s, "budget", None)
+        model_budget = getattr(s, "pass_tokens", None)  # extractive: None, any length is read in windows
         if self.memory_limit_mb is None or s.method != "abstractive":
             return model_budget, "the model's input limit"
         top = wanted if model_budget is None else min(wanted, model_budget)
@@ -185,39 +191,43 @@ def _generate(summarizer, text: str, ids: list[int] | None, segments: Segments |
 
 
 def _extractive(text: str, summarizer, overflow: str, progress: Progress, segments: Segments | None, ask: Ask,
-                reference: tuple[int, int] | None) -> Summary:
+                reference: tuple[int, int] | None, apart: bool = False) -> Summary:
     length = ask.budget(summarizer, text, reference)
     query = ask.focus.query if ask.focus is not None else None
     budget = None if length is None or length.sentences else length.tokens
-    picked = summarizer.summarize(text, progress, overflow, budget, length.sentences if length else None, query)
+    units = segments.spans if apart and segments is not None else None  # the summaries' own picks
+    picked = summarizer.summarize(text, progress, overflow, budget, length.sentences if length else None, query, apart,
+                                  units)
     return Summary(picked.text, "extractive", picked.input_tokens, picked.encoded_tokens,
                    picked.input_tokens - picked.encoded_tokens, [picked.windows] if picked.windows > 1 else [],
                    seconds=picked.seconds, length=length and length.to_dict(),
-                   sentences=None if segments is None else picked_sentences(picked.spans, picked.texts, segments))
+                   sentences=None if segments is None else picked_sentences(picked.spans, picked.texts, segments),
+                   focus=None if picked.relevance is None else {"relevance": round(picked.relevance, 4)})
 
 
 def summarize_text(text: str, summarizer, overflow: str = "auto", progress: Progress | None = None,
-                   stream: bool = False, budget: Budget | None = None, ids: list[int] | None = None,
+                   stream: bool = False, budget: PassLimit | None = None, ids: list[int] | None = None,
                    segments: Segments | None = None, ask: Ask | None = None,
-                   reference: tuple[int, int] | None = None, offset: int = 0) -> Summary:
+                   reference: tuple[int, int] | None = None, offset: int = 0, apart: bool = False) -> Summary:
     """One text to one summary by ``overflow``'s route (see the module docstring). ``ids``: the text's
     tokens (``summarizer.encode``) when the caller has them already; ``segments``: the text's sentences and
     their sources, to trace each summary sentence to (None: no sources); ``ask``: a focus and a length;
     ``reference``: (tokens, words) a length share is of, when not of ``text``; ``offset``: where ``text``
-    begins in the document's text (the focus reports the windows it read there)."""
+    begins in the document's text (the focus reports the windows it read there); ``apart``: the text's
+    paragraphs are separate summaries (a book's chapters'), each read on its own by the sentence encoder."""
     progress = progress or Progress()
     ask = ask or Ask()
     if overflow not in OVERFLOWS:
         raise UsageError(f"unknown overflow {overflow!r}.", f"choose one of {', '.join(OVERFLOWS)}.")
     if summarizer.method == "extractive":
-        return _extractive(text, summarizer, overflow, progress, segments, ask, reference)
+        return _extractive(text, summarizer, overflow, progress, segments, ask, reference, apart)
     progress.stage("tokenize", None, f"{len(text):,} characters")
     ids = summarizer.encode(text) if ids is None else ids
     n = len(ids) - summarizer.specials
     length = ask.budget(summarizer, text, reference, n)
-    allowed, why = (budget or Budget(summarizer, None)).tokens(n)
+    allowed, why = (budget or PassLimit(summarizer, None)).tokens(n)
     if ask.focus is not None:
-        return _focused(text, n, allowed, summarizer, segments, ask.focus, length, progress, stream, offset)
+        return _focused(text, n, allowed, summarizer, segments, ask.focus, length, progress, stream, offset, apart)
     if allowed is None or (n <= allowed and overflow != "chunk"):
         g, sentences = _generate(summarizer, text, ids, segments, progress, stream, length)
         return Summary(g.text, "one pass", n, n, 0, new_tokens=g.new_tokens, seconds=g.seconds, sentences=sentences,
@@ -239,14 +249,15 @@ def summarize_text(text: str, summarizer, overflow: str = "auto", progress: Prog
     return summary
 
 
-def _focused(text, n, allowed, summarizer, segments, relevance, length, progress, stream, offset=0) -> Summary:
+def _focused(text, n, allowed, summarizer, segments, relevance, length, progress, stream, offset=0,
+             apart=False) -> Summary:
     """The windows most relevant to the question, most relevant first, in one pass (``focus``)."""
     from lsgtool.summarize.focus import FOCUS_TOKENS, choose
 
     room = FOCUS_TOKENS if allowed is None else allowed
     if room < 1:
         raise UsageError("no input fits one pass within the memory limit.", "raise --memory-limit.")
-    choice = choose(text, relevance, summarizer.count, room, progress, offset)
+    choice = choose(text, relevance, summarizer.count, room, progress, offset, apart)
     progress.note(f"focus: {len(choice.chosen)} of {choice.windows} windows read ({choice.tokens:,} of {n:,} tokens)")
     pieces = [text[w.start:w.end] for w in choice.chosen]
     focused = "\n\n".join(pieces)
@@ -262,36 +273,84 @@ def _focused(text, n, allowed, summarizer, segments, relevance, length, progress
 
 def _hierarchical(text, n, allowed, why, summarizer, overflow, progress, stream, segments, length=None) -> Summary:
     """Windows summarised, then their joined summaries, level by level; with ``segments``, each level's
-    sentences keep the sources of the summary sentences they are."""
-    level_text, level_tokens, counts, new_tokens, seconds = text, n, [], 0, 0.0
+    sentences keep the sources of the summary sentences they are. Each window's summary is at most half the window
+    (``length.Budget.window``), so every level is shorter than the one before and the hierarchy ends; should the
+    summaries read back longer than they were written (bytes that decode to U+FFFD), each is cut to its budget and
+    a note says so."""
+    level_text, level_tokens, counts, new_tokens, seconds, cuts = text, n, [], 0, 0.0, 0
     while True:
         spans = window_spans(level_text, summarizer.count, allowed)
         counts.append(len(spans))
         progress.note(f"level {len(counts)}: {level_tokens:,} tokens in {len(spans)} windows of at most {allowed:,} "
                       f"({why})")
-        summaries = []
-        for i, (a, b) in enumerate(spans):
-            progress.note(f"window {i + 1}/{len(spans)} of level {len(counts)}")
-            part = segments.window(a, b) if segments is not None else None
-            g, sentences = _generate(summarizer, level_text[a:b], None, part, progress, False)
-            summaries.append((g.text, sentences or []))
-            new_tokens, seconds = new_tokens + g.new_tokens, seconds + g.seconds
-        joined = "\n".join(s for s, _ in summaries if s)
-        level = Segments.joined(summaries, "\n") if segments is not None else None
+        summaries, budgets, generated, spent = _level(summarizer, level_text, spans, segments, progress, len(counts),
+                                                      overflow != "chunk")
+        new_tokens, seconds = new_tokens + generated, seconds + spent
+        joined, level = _joined(summaries, segments)
         if overflow == "chunk":  # the asked length is not split over the windows: each has the model's budget
             return Summary(joined, "chunked", n, n, 0, counts, 1, new_tokens, seconds,
                            sentences=None if level is None else level.sentences())
         joined_ids = summarizer.encode(joined)
         joined_tokens = len(joined_ids) - summarizer.specials
+        if joined_tokens > allowed and joined_tokens >= level_tokens:
+            summaries, cut = _cut(summarizer, summaries, budgets)
+            cuts += cut
+            joined, level = _joined(summaries, segments)
+            joined_ids = summarizer.encode(joined)
+            joined_tokens = len(joined_ids) - summarizer.specials
         if joined_tokens <= allowed:
             g, sentences = _generate(summarizer, joined, joined_ids, level, progress, stream, length)
+            notes = [f"{cuts:,} of {sum(counts):,} window summaries re-tokenised to more tokens than were generated "
+                     "(bytes that do not decode) and were cut to their budget, so the hierarchy ends"] if cuts else []
+            for note in notes:
+                progress.note(note)
             return Summary(g.text, "hierarchical", n, n, 0, counts, len(counts) + 1, new_tokens + g.new_tokens,
-                           seconds + g.seconds, sentences=sentences)
+                           seconds + g.seconds, sentences=sentences, notes=notes)
         if joined_tokens >= level_tokens:
             raise LsgtoolError(f"the window summaries ({joined_tokens:,} tokens) are no shorter than their input "
                                f"({level_tokens:,}): the hierarchy would not end.",
-                               "lower --max-new-tokens, or use a model that takes longer inputs.")
+                               "use a model that takes longer inputs, or pass --overflow truncate (the first "
+                               f"{allowed:,} tokens, the rest reported as dropped).")
         level_text, level_tokens, segments = joined, joined_tokens, level
+
+
+def _level(summarizer, text: str, spans, segments, progress: Progress, depth: int, halve: bool = True):
+    """(each window's summary and sentences, each one's budget, new tokens, seconds): the windows of one level of a
+    hierarchy summarised, each in at most half its tokens (``halve``; else the model's budget)."""
+    from lsgtool.summarize.length import Budget
+
+    most = summarizer.generation.values["max_new_tokens"]
+    summaries, budgets, new_tokens, seconds = [], [], 0, 0.0
+    for i, (a, b) in enumerate(spans):
+        progress.note(f"window {i + 1}/{len(spans)} of level {depth}")
+        part = segments.window(a, b) if segments is not None else None
+        ids = summarizer.encode(text[a:b])
+        budget = Budget.window(len(ids) - summarizer.specials, most) if halve else None
+        g, sentences = _generate(summarizer, text[a:b], ids, part, progress, False, budget)
+        summaries.append((g.text, sentences or []))
+        budgets.append(budget.tokens if budget else most)
+        new_tokens, seconds = new_tokens + g.new_tokens, seconds + g.seconds
+    return summaries, budgets, new_tokens, seconds
+
+
+def _joined(summaries, segments: Segments | None) -> tuple[str, Segments | None]:
+    """The window summaries as the next level reads them (and their sentences, with sources)."""
+    return "\n".join(s for s, _ in summaries if s), Segments.joined(summaries, "\n") if segments is not None else None
+
+
+def _cut(summarizer, summaries, budgets: list[int]):
+    """(the summaries each cut to its budget's tokens at a word boundary, how many were cut)."""
+    from lsgtool.summarize.windows import token_runs
+
+    out, cut = [], 0
+    for (text, sentences), most in zip(summaries, budgets):
+        if not text or summarizer.count([text])[0] <= most:
+            out.append((text, sentences))
+            continue
+        end = token_runs(text, 0, len(text), summarizer.count, most)[0][1]
+        out.append((text[:end], [Sentence(s.start, min(s.end, end), s.origins) for s in sentences if s.start < end]))
+        cut += 1
+    return out, cut
 
 
 def summarize_document(doc: Document, summarizer, overflow: str = "auto", per_chapter: bool = False,
@@ -304,7 +363,7 @@ def summarize_document(doc: Document, summarizer, overflow: str = "auto", per_ch
     interrupted run goes on from the first unfinished chapter. ``ask``: sources (and more) asked for."""
     progress = progress or Progress()
     ask = ask or Ask()
-    budget = Budget(summarizer, memory_limit_mb, progress)
+    budget = PassLimit(summarizer, memory_limit_mb, progress)
     result = _empty(doc, summarizer, overflow, per_chapter)
     if ask.focus is not None:
         from lsgtool.summarize.focus import FOCUS_WEIGHT
@@ -313,7 +372,8 @@ def summarize_document(doc: Document, summarizer, overflow: str = "auto", per_ch
                         **({"weight": FOCUS_WEIGHT} if summarizer.method == "extractive" else {})}
     if per_chapter and len(doc.chapters) > 1:
         if ask.focus is not None:  # first: the chapters' windows are then scored from the document's sentences
-            result.ranking, result.chapter_scores = _rank(doc, ask.focus, progress)
+            result.ranking, result.chapter_scores, best = _rank(doc, ask.focus, progress)
+            result.focus["relevance"] = round(best, 4)
         for i, chapter in enumerate(doc.chapters):
             kept = chapters.get(i) if chapters is not None else None
             if kept is not None:
@@ -334,10 +394,9 @@ def summarize_document(doc: Document, summarizer, overflow: str = "auto", per_ch
             result.chapters = [result.chapters[i] for i in result.ranking]
         parts = [(s.text, s.sentences or []) for _, s in result.chapters]
         joined = "\n\n".join(text for text, _ in parts if text)
-        book = Ask(ask.sources, ask.focus if summarizer.method == "extractive" else None, ask.length)
         result.summary = summarize_text(joined, summarizer, overflow, progress, stream, budget,
-                                        segments=Segments.joined(parts, "\n\n") if ask.sources else None, ask=book,
-                                        reference=(result.total("input_tokens"), doc.words))
+                                        segments=Segments.joined(parts, "\n\n") if ask.sources else None, ask=ask,
+                                        reference=(result.total("input_tokens"), doc.words), apart=True)
     else:
         if per_chapter:
             doc.notes.append("--per-chapter: no chapters were found (no EPUB spine, headings or 'Chapter N' lines), "
@@ -345,20 +404,63 @@ def summarize_document(doc: Document, summarizer, overflow: str = "auto", per_ch
             progress.note(doc.notes[-1])
         result.summary = summarize_text(doc.text, summarizer, overflow, progress, stream, budget, ids,
                                         ask.segments(doc.text), ask)
-    return _with_memory(result, summarizer)
+    return _with_memory(_noted(result, summarizer, progress), summarizer)
 
 
-def _rank(doc: Document, relevance, progress: Progress) -> tuple[list[int], list[float]]:
-    """(chapter indices, most relevant to the question first; each chapter's score) (``focus``)."""
+def _rank(doc: Document, relevance, progress: Progress) -> tuple[list[int], list[float], float]:
+    """(chapter indices, most relevant to the question first; each chapter's score; the highest similarity of a
+    sentence of the book) (``focus``)."""
     sentences = relevance.sentences(doc.text, progress)
     scores = [sentences.score(c.start, c.start + len(c.text)) for c in doc.chapters]
-    return sorted(range(len(scores)), key=lambda i: -scores[i]), scores
+    return sorted(range(len(scores)), key=lambda i: -scores[i]), scores, sentences.best
 
 
 def _empty(doc: Document, summarizer, overflow: str, per_chapter: bool) -> DocumentSummary:
     settings = summarizer.generation.to_dict() if summarizer.generation else dict(summarizer.settings)
     return DocumentSummary(doc, summarizer.method, summarizer.name, Summary("", "", 0, 0, 0),
                            settings={**settings, "overflow": overflow, "per_chapter": per_chapter})
+
+
+def _noted(result: DocumentSummary, summarizer, progress: Progress) -> DocumentSummary:
+    """The record's notes with what could not be done as asked: the run's (``summarizer.notes``, shown once when
+    the model was loaded), and the document's (a length the text is shorter than or the decoder cannot write, a
+    question nothing in the text is close to), which are also shown now."""
+    from lsgtool.summarize.focus import weak
+
+    doc, found = result.document, _length_notes(result)
+    if result.focus is not None:
+        relevance = result.focus.get("relevance", (result.summary.focus or {}).get("relevance"))
+        found.append(weak(result.focus["question"], relevance, "the book" if result.chapters else "the text"))
+    for note in [n for n in found if n]:
+        doc.notes.append(note)
+        progress.note(note)
+    for title, summary in result.chapters:  # shown while they were summarised
+        doc.notes.extend(f"{title or 'untitled'}: {note}" for note in summary.notes)
+    doc.notes.extend(result.summary.notes)
+    doc.notes.extend(n for n in summarizer.notes if n not in doc.notes)
+    return result
+
+
+def _length_notes(result: DocumentSummary) -> list[str]:
+    """A length the text is shorter than, or that the decoder cannot write (``length.notes``), of the summary and
+    of the chapters (counted, not one note each)."""
+    from lsgtool.summarize.length import flag, notes
+
+    length, chapters = result.summary.length, [(title, s.length) for title, s in result.chapters if s.length]
+    found = []
+    if length:
+        of = ("the book's chapter summaries" if length["sentences"] else "the book") if result.chapters else "the text"
+        found += notes(length, of)
+    whole = [title or "untitled" for title, c in chapters if c.get("whole_text")]
+    if whole:
+        found.append(f"{flag(chapters[0][1])} asks for as much as the whole chapter or more in {len(whole)} of "
+                     f"{len(result.chapters)} chapters ({', '.join(whole[:5])}{', ...' if len(whole) > 5 else ''}): "
+                     "their summaries are at most their text")
+    capped = [c for _, c in chapters if c.get("capped_from") is not None]
+    if capped:
+        found.append(f"{flag(capped[0])}: the decoder writes at most {capped[0]['tokens']:,} new tokens (its learned "
+                     f"positions): the budget of {len(capped)} of {len(result.chapters)} chapters was capped to it")
+    return found
 
 
 def _with_memory(result: DocumentSummary, summarizer) -> DocumentSummary:
@@ -370,9 +472,9 @@ def _with_memory(result: DocumentSummary, summarizer) -> DocumentSummary:
         given, wanted = summarizer.budget_given, summarizer.budget
     read = result.total("input_tokens")
     if result.summary.length is None and read:  # the budget used, in tokens and the text's words
-        from lsgtool.summarize.length import Budget as Length
+        from lsgtool.summarize.length import Budget
 
-        result.summary.length = Length("--max-new-tokens" if given else "the default budget", wanted,
+        result.summary.length = Budget("--max-new-tokens" if given else "the default budget", wanted,
                                        round(wanted * result.document.words / read)).to_dict()
     if given and read and wanted >= read:
         result.document.notes.append(f"--max-new-tokens {wanted:,} is not below the input's {read:,} tokens: the "
@@ -394,7 +496,7 @@ def batch_tokens(doc: Document, summarizer, overflow: str, per_chapter: bool) ->
 
 
 def _together(summarizer, overflow: str, tokens: int) -> bool:
-    return overflow != "chunk" and (summarizer.budget is None or tokens <= summarizer.budget)
+    return overflow != "chunk" and (summarizer.pass_tokens is None or tokens <= summarizer.pass_tokens)
 
 
 def summarize_documents(docs: list[Document], summarizer, overflow: str = "auto", per_chapter: bool = False,
@@ -433,7 +535,7 @@ def summarize_documents(docs: list[Document], summarizer, overflow: str = "auto"
             result.summary = Summary(g.text, "one pass", counts[i], counts[i], 0, new_tokens=g.new_tokens,
                                      seconds=g.seconds, sentences=None if seg is None else
                                      generated_sentences(g.text, g.token_ends, g.token_mass, seg))
-            results[i] = _with_memory(result, summarizer)
+            results[i] = _with_memory(_noted(result, summarizer, progress), summarizer)
     for i, doc in enumerate(docs):
         if i not in results:
             results[i] = summarize_document(doc, summarizer, overflow, per_chapter, progress, False, memory_limit_mb,

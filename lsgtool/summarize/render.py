@@ -60,6 +60,16 @@ def _marked(text: str, sentences: list[dict[str, Any]] | None) -> str:
     return text
 
 
+def _focus(focus: dict[str, Any]) -> str:
+    """The heading's part on a question: with the relevance found, and a word when nothing is close to it."""
+    from lsgtool.summarize.focus import WEAK
+
+    relevance = focus.get("relevance")
+    found = "" if relevance is None else f" (relevance {relevance:.2f}" + (
+        ": nothing in the text is close to it)" if relevance < WEAK else ")")
+    return f"; focused on “{focus['question']}”{found}"
+
+
 def render(record: dict[str, Any], fmt: str) -> str:
     """The record in ``fmt``; text and Markdown keep the chapter titles after the whole summary."""
     if fmt == "json":
@@ -69,7 +79,7 @@ def render(record: dict[str, Any], fmt: str) -> str:
     title = record.get("title") or record["input"]
     chapters = _sections(record)
     if fmt == "md":
-        focus = f"; focused on “{record['focus']['question']}”" if record.get("focus") else ""
+        focus = _focus(record["focus"]) if record.get("focus") else ""
         lines = [f"# {title}", "", f"*{record['method']} summary by {record['model']}; {record['input_tokens']:,} input "
                                    f"tokens, {record['route']}{focus}*", "",
                  _marked(record["summary"], record.get("sentences")), ""]

@@ -128,6 +128,11 @@ def _check(options: SummarizeOptions) -> None:
     flag = "--length" if options.length is not None else "--sentences"
     if length is not None and options.generation.get("max_new_tokens") is not None:
         raise UsageError(f"{flag} and --max-new-tokens both set the summary's length.", "pass one of them.")
+    if length is not None and options.generation.get("min_new_tokens"):  # the budget comes from each text: may be less
+        raise UsageError(f"{flag} {length.asked.split()[0]} and --min-new-tokens {options.generation['min_new_tokens']} "
+                         "both set the summary's length: the length asked is a budget for each text, which may be "
+                         "fewer tokens than --min-new-tokens.",
+                         "leave --min-new-tokens out, or pass --max-new-tokens with it instead of the length.")
     if options.focus is not None and options.overflow != "auto":
         raise UsageError(f"--focus chooses what one pass reads, and --overflow {options.overflow} says what to do "
                          "with a text longer than one pass.", "leave --overflow out with --focus.")
@@ -135,6 +140,10 @@ def _check(options: SummarizeOptions) -> None:
         raise UsageError(f"{flag} sets the length of one summary, "
                          "and --overflow chunk joins a summary per window.",
                          "pass --overflow auto (one summary of the windows' summaries), or leave the length out.")
+    unused = _unused_by_extractive(options) if options.method == "extractive" else []
+    if unused:
+        raise UsageError(f"{unused[0]}.", "leave it out with --method extractive, or drop --method extractive for "
+                                          "an abstractive summary with a sequence-to-sequence --model.")
     if options.rouge and options.dataset is None:
         raise UsageError("--rouge scores summaries against references, and only a --dataset has them (its summary "
                          "column).", "pass --dataset with a summary column, or leave --rouge out.")
@@ -176,8 +185,24 @@ def _check_outputs(outputs, options: SummarizeOptions) -> None:
     probe_writable(outputs.given, "--out", start=outputs.folder)
 
 
-def load_summarizer(options: SummarizeOptions):
-    """(summariser, why it was chosen): the model resolved once, the route decided from its config."""
+@dataclass
+class Model:
+    """The model a run summarises with, found, routed and fingerprinted without loading it (``--resume`` with every
+    input finished loads nothing)."""
+
+    source: Any  # core.load.Source
+    given: str  # the name as given (--model, or the default chosen)
+    why: str | None
+    method: str  # abstractive or extractive
+    fingerprint: str  # its files' content (core.load.fingerprint), with --tokenizer, --dtype and --device
+
+    @property
+    def name(self) -> str:
+        return self.source.name
+
+
+def find_model(options: SummarizeOptions) -> Model:
+    """The model resolved once, the route decided from its config, its files fingerprinted; nothing loaded."""
     from lsgtool.core.load import resolve
     from lsgtool.core.load.fingerprint import fingerprint
 
@@ -185,15 +210,12 @@ def load_summarizer(options: SummarizeOptions):
     if name is None:
         name, why = default_model()
     source = resolve(name, config=options.config_from, weights_needed=True)
-    summarizer, why = _load(source, name, why, options)
-    summarizer.fingerprint = fingerprint(source, options.tokenizer, dtype=options.dtype, device=options.device)
-    return summarizer, why
+    return Model(source, name, why, _route(source, name, options),
+                 fingerprint(source, options.tokenizer, dtype=options.dtype, device=options.device))
 
 
-def _load(source, name: str, why: str | None, options: SummarizeOptions):
-    from lsgtool.summarize.abstractive import load_abstractive
-    from lsgtool.summarize.extractive import load_extractive
-
+def _route(source, name: str, options: SummarizeOptions) -> str:
+    """abstractive or extractive: --method, else what the model's config is; what the route cannot do is refused."""
     seq2seq = source.kind == "locost" or bool(source.config.get("is_encoder_decoder"))
     chosen = options.method if options.method != "auto" else ("abstractive" if seq2seq else "extractive")
     if chosen == "extractive":
@@ -205,19 +227,45 @@ def _load(source, name: str, why: str | None, options: SummarizeOptions):
                 raise UsageError(f"--{flag.replace('_', '-')} does not apply to extractive summaries: sentences are "
                                  "picked, nothing is generated.", "leave it out, or pass a sequence-to-sequence "
                                                                   "--model for an abstractive summary.")
+    return chosen
+
+
+def load_summarizer(model: Model, options: SummarizeOptions):
+    """The summariser of ``model``, loaded."""
+    from lsgtool.summarize.abstractive import load_abstractive
+    from lsgtool.summarize.extractive import load_extractive
+
+    source = model.source
+    if model.method == "extractive":
         budget = options.generation.get("max_new_tokens") or 256
         window = min(4096, options.max_input_tokens or 4096)
         summarizer = load_extractive(source, window=window, budget=budget, device=options.device,
                                      tokenizer=options.tokenizer, dtype=options.dtype)
         summarizer.budget_given = options.generation.get("max_new_tokens") is not None
-        return summarizer, why
+        summarizer.notes += [f"{reason} (the extractive route was chosen for '{model.given}', an encoder)"
+                             for reason in _unused_by_extractive(options)]
+        return summarizer
     flags = {k: v for k, v in options.generation.items() if v is not None}
     summarizer = load_abstractive(source, flags, options.tokenizer, options.device, options.dtype,
                                   trust_checkpoint=options.trust_checkpoint)
     if options.max_input_tokens is not None:
         limit = summarizer.limit
         summarizer.limit = options.max_input_tokens if limit is None else min(limit, options.max_input_tokens)
-    return summarizer, why
+    return summarizer
+
+
+def _unused_by_extractive(options: SummarizeOptions) -> list[str]:
+    """Options that change nothing on the extractive route, each with why: refused when the user forced the route
+    (--method extractive), a note in every record when the model chose it (a config file's --batch-size stays
+    harmless)."""
+    unused = []
+    if options.batch_size > 1:
+        unused.append(f"--batch-size {options.batch_size} does not apply to extractive summaries: nothing is generated, "
+                      "each document is read on its own")
+    if options.overflow == "chunk":
+        unused.append("--overflow chunk does not apply to extractive summaries: a long text is read in windows and "
+                      "the sentences picked from all of it, as with --overflow auto")
+    return unused
 
 
 def run(options: SummarizeOptions, progress: Progress | None = None) -> SummarizeResult:
@@ -226,17 +274,17 @@ def run(options: SummarizeOptions, progress: Progress | None = None) -> Summariz
     from lsgtool import distributed
 
     progress = progress or Progress()
-    state = distributed.start(cpu=options.device == "cpu")  # None for one process; the batch shares the work on it
-    jobs, outputs, summarizer, why, ask = distributed.together(lambda: _ready(options, progress), state)
+    distributed.start(cpu=options.device == "cpu")  # under a launcher: the group the batch shares the work in
+    jobs, outputs, model, loaded = distributed.together(lambda: _ready(options, progress), undo=_release)
     try:
         if outputs is not None:
-            distributed.shared(outputs.folder, state)  # a machine writing its share to its own disk would lose it
-        outcome = _summarise(jobs, outputs, summarizer, why, options, progress, ask)
+            distributed.shared(outputs.folder)  # a machine writing its share to its own disk would lose it
+        outcome = _summarise(jobs, outputs, model, loaded, options, progress)
     finally:
         if outputs is not None:
             outputs.unlock()
-    result = SummarizeResult(outcome, len(jobs), outputs, summarizer.method, summarizer.name, why)
-    if options.batch_size > 1 and summarizer.method == "abstractive":
+    result = SummarizeResult(outcome, len(jobs), outputs, model.method, model.name, model.why)
+    if options.batch_size > 1 and model.method == "abstractive":
         result.batches = outcome.padding.report(options.batch_size, options.by_length)
     if options.rouge and outcome.main:
         from lsgtool.summarize.scoring import bertscore
@@ -248,10 +296,18 @@ def run(options: SummarizeOptions, progress: Progress | None = None) -> Summariz
     return result
 
 
+def _release(ready) -> None:
+    """What ``_ready`` holds (the output's lock) given back: another process refused the run."""
+    outputs = ready[1]
+    if outputs is not None:
+        outputs.unlock()
+
+
 def _ready(options: SummarizeOptions, progress: Progress):
-    """(jobs, outputs, summariser, why, what the reader asked): every check, then the model loaded."""
+    """(jobs, outputs, model, (summariser, what the reader asked)): every check, then the model loaded, unless
+    ``--resume`` finds every input finished (then None: nothing is loaded)."""
     from lsgtool import distributed
-    from lsgtool.summarize.batch import clean_stale
+    from lsgtool.summarize.batch import all_finished, clean_stale
 
     _check(options)
     jobs = _jobs(options)
@@ -271,20 +327,36 @@ def _ready(options: SummarizeOptions, progress: Progress):
         for name in clean_stale(outputs.folder):
             progress.note(f"removed a temporary file of an interrupted run: {name}")
     try:
-        summarizer, why = load_summarizer(options)
-        return jobs, outputs, summarizer, why, _ask(options, outputs, summarizer)
+        model = find_model(options)
+        if options.resume and outputs is not None and all_finished(jobs, outputs, _identity(model, options, outputs)):
+            return jobs, outputs, model, None
+        return jobs, outputs, model, _loaded(model, options, outputs, progress)
     except BaseException:
         if outputs is not None:
             outputs.unlock()
         raise
 
 
+def _loaded(model: Model, options: SummarizeOptions, outputs, progress: Progress):
+    """(summariser, what the reader asked): the model loaded; what it cannot do as asked is noted once here, and
+    in every record's notes."""
+    summarizer = load_summarizer(model, options)
+    for note in summarizer.notes:
+        progress.note(note)
+    return summarizer, _ask(options, outputs, summarizer)
+
+
+def _sources_asked(options: SummarizeOptions, outputs) -> bool:
+    """Whether sources are asked for: --sources, else by the format (Markdown and JSON show them)."""
+    fmt = outputs.fmt if outputs is not None else ("json" if options.json else options.fmt or "text")
+    return options.sources if options.sources is not None else fmt in ("md", "json", "jsonl")
+
+
 def _ask(options: SummarizeOptions, outputs, summarizer):
     """Sources, focus and length as the pipeline takes them; sources are refused where they cannot be traced."""
     from lsgtool.summarize.pipeline import Ask
 
-    fmt = outputs.fmt if outputs is not None else ("json" if options.json else options.fmt or "text")
-    sources = options.sources if options.sources is not None else fmt in ("md", "json", "jsonl")
+    sources = _sources_asked(options, outputs)
     if sources and summarizer.method == "abstractive":
         if options.sources:
             summarizer.require_traceable()
@@ -313,19 +385,22 @@ def _read_now(job):
     return Job(job.name, job.stem, lambda: document)
 
 
-def _identity(summarizer, options: SummarizeOptions, ask=None) -> dict[str, Any]:
-    """What a finished input's record is keyed on, beside its content (``--resume`` skips equal keys): the model
-    as it is on disk (weights, configuration, tokenizer; dtype and device), and every setting that changes the
-    text."""
-    return {"model": summarizer.name, "fingerprint": summarizer.fingerprint, "method": summarizer.method,
+def _identity(model: Model, options: SummarizeOptions, outputs) -> dict[str, Any]:
+    """What a finished input's record is keyed on, beside its content (``--resume`` skips equal keys): the model's
+    files (weights, configuration, generation config, tokenizer; dtype and device) and every option that changes
+    the text. Known before the model loads: what the model makes of the options (its generation settings, its
+    input limit, whether its sources can be traced) follows from its files."""
+    return {"model": model.name, "fingerprint": model.fingerprint, "method": model.method,
             "overflow": options.overflow, "memory_limit": options.memory_limit,
-            "per_chapter": options.per_chapter, "sources": bool(ask and ask.sources), "focus": options.focus,
+            "per_chapter": options.per_chapter, "sources": _sources_asked(options, outputs), "focus": options.focus,
             "length": options.length, "sentences": options.sentences,
-            "settings": summarizer.generation.values if summarizer.generation else summarizer.settings,
-            "limit": getattr(summarizer, "limit", None)}
+            "generation": {k: v for k, v in options.generation.items() if v is not None},
+            "max_input_tokens": options.max_input_tokens}
 
 
-def _summarise(jobs, outputs, summarizer, why, options: SummarizeOptions, progress: Progress, ask=None):
+def _summarise(jobs, outputs, model: Model, loaded, options: SummarizeOptions, progress: Progress):
+    """Every job through the batch; ``loaded``: (summariser, what the reader asked), or None when every input was
+    finished as the run began (then loaded here if one is found unfinished after all)."""
     from lsgtool.profiling.memory import available_mb
     from lsgtool.summarize.batch import run as run_batch
     from lsgtool.summarize.pipeline import batch_tokens, summarize_document, summarize_documents
@@ -334,7 +409,14 @@ def _summarise(jobs, outputs, summarizer, why, options: SummarizeOptions, progre
     limit = options.memory_limit if options.memory_limit is not None else available_mb(options.device)
     stream = options.stream and len(jobs) == 1
 
+    def ready():
+        nonlocal loaded
+        if loaded is None:
+            loaded = _loaded(model, options, outputs, progress)
+        return loaded
+
     def summarise(documents, chapters, encoded, padding) -> list[dict[str, Any]]:
+        summarizer, ask = ready()
         if len(documents) == 1:
             results = [summarize_document(documents[0], summarizer, options.overflow, options.per_chapter, progress,
                                           stream=stream, memory_limit_mb=limit, ids=encoded[0], chapters=chapters[0],
@@ -342,21 +424,26 @@ def _summarise(jobs, outputs, summarizer, why, options: SummarizeOptions, progre
         else:
             results = summarize_documents(documents, summarizer, options.overflow, options.per_chapter, progress,
                                           limit, chapters, encoded, padding, ask)
-        return [scored(document, {**result.to_dict(), "why": why}) for document, result in zip(documents, results)]
+        return [scored(document, {**result.to_dict(), "why": model.why}) for document, result in zip(documents, results)]
 
     def scored(document, record: dict[str, Any]) -> dict[str, Any]:
-        if options.rouge and document.reference and "rouge" not in record:
-            record = {**record, "rouge": rouge(record["summary"], document.reference, options.stemmer),
-                      "reference": document.reference}
-        return record
+        """With --rouge, scored against the reference as this run reads it (--summary-column) and with this
+        run's --stemmer: a kept summary's score under other settings is replaced, the summary is not redone."""
+        if not (options.rouge and document.reference):
+            return record
+        if "rouge" in record and (record.get("reference"), record.get("rouge_stemmer")) == (document.reference,
+                                                                                              options.stemmer):
+            return record
+        return {**record, "rouge": rouge(record["summary"], document.reference, options.stemmer),
+                "reference": document.reference, "rouge_stemmer": options.stemmer}
 
     def measure(document):  # tokenised once, before generation: the length the groups are sorted by
-        return batch_tokens(document, summarizer, options.overflow, options.per_chapter)
+        return batch_tokens(document, ready()[0], options.overflow, options.per_chapter)
 
     with progress:
         progress.inputs(len(jobs))
-        return run_batch(jobs, outputs, summarise, _identity(summarizer, options, ask), options.resume,
+        return run_batch(jobs, outputs, summarise, _identity(model, options, outputs), options.resume,
                          on_start=lambda job, i, n: progress.next_input(job.name, i), keep_going=len(jobs) > 1,
                          cpu=options.device == "cpu", batch_size=options.batch_size, finish=scored,
-                         measure=measure if options.batch_size > 1 and summarizer.method == "abstractive" else None,
+                         measure=measure if options.batch_size > 1 and model.method == "abstractive" else None,
                          by_length=options.by_length)

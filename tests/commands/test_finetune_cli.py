@@ -18,6 +18,14 @@ from lsgtool.plugins.manager import make_plugin_manager
 VOCAB = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"] + [f"w{i}" for i in range(94)]
 ENV = {**os.environ, "LSGTOOL_LOAD_PLUGINS": "", "HF_HUB_OFFLINE": "1"}
 
+# A run resumed inside an epoch with dropout follows the uninterrupted curve exactly from transformers 5.24 (found
+# by bisecting 5.0-5.24 with the MLM test below: 5.23 and older drift from the first resumed step, by 4e-5 relative
+# for MLM, 4e-4 for the classifier): the random state reaches that step otherwise there. Strict: it is known.
+EXACT_RESUME = pytest.mark.xfail(
+    tuple(int(part) for part in __import__("transformers").__version__.split(".")[:2]) < (5, 24),
+    reason="transformers < 5.24: the resumed step's random state differs (dropout)", raises=AssertionError,
+    strict=True)
+
 
 @pytest.fixture(scope="module")
 def work(tmp_path_factory):
@@ -274,13 +282,15 @@ def _losses(out):
     return [h["loss"] for h in json.loads((out / "metrics.json").read_text())["log_history"] if "loss" in h]
 
 
-def test_ctrl_c_then_resume_gives_the_same_loss_curve(work, tmp_path):
-    whole = subprocess.run(_command(work, tmp_path / "whole"), env=ENV, capture_output=True, text=True, timeout=300)
+def _stopped_and_resumed(command, tmp_path, at: str) -> tuple[dict, dict]:
+    """``command(out, *extra)`` run whole, and run again stopped by a real Ctrl-C (SIGINT) once its progress shows
+    ``step {at}``, then resumed; the metrics.json of both."""
+    whole = subprocess.run(command(tmp_path / "whole"), env=ENV, capture_output=True, text=True, timeout=300)
     assert whole.returncode == 0, whole.stderr
-    process = subprocess.Popen(_command(work, tmp_path / "cut"), env=ENV, stdout=subprocess.PIPE,
-                               stderr=subprocess.PIPE, text=True)
+    process = subprocess.Popen(command(tmp_path / "cut"), env=ENV, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               text=True)
     line = ""
-    while not line.startswith("step 12/40"):  # off a terminal, a line per logged step
+    while not line.startswith(f"step {at}"):  # off a terminal, a line per logged step
         line = process.stderr.readline()
         assert line, "no progress lines"
     process.send_signal(signal.SIGINT)
@@ -289,13 +299,42 @@ def test_ctrl_c_then_resume_gives_the_same_loss_curve(work, tmp_path):
     assert "--resume" in stderr and "Traceback" not in stderr
     marker = json.loads((tmp_path / "cut" / ".lsgtool.json").read_text())
     assert marker["state"] == "interrupted" and not (tmp_path / "cut" / "model.safetensors").exists()
-    stopped_at = len(_losses(tmp_path / "cut"))
-    assert 12 <= stopped_at < 40
-    resumed = subprocess.run(_command(work, tmp_path / "cut", "--resume"), env=ENV, capture_output=True, text=True,
+    stopped = json.loads((tmp_path / "cut" / "metrics.json").read_text())
+    resumed = subprocess.run(command(tmp_path / "cut", "--resume"), env=ENV, capture_output=True, text=True,
                              timeout=300)
     assert resumed.returncode == 0, resumed.stderr
-    assert _losses(tmp_path / "cut") == pytest.approx(_losses(tmp_path / "whole"), rel=1e-5, abs=1e-6)
-    assert len(_losses(tmp_path / "whole")) == 40
+    return *(json.loads((tmp_path / name / "metrics.json").read_text()) for name in ("whole", "cut")), stopped
+
+
+def _evaluations(metrics: dict) -> dict[int, float]:
+    """Evaluation loss by step (an evaluation logged twice at a step would show in the count of its logs)."""
+    found = [(h["step"], h["eval_loss"]) for h in metrics["log_history"] if "eval_loss" in h]
+    assert len(found) == len(dict(found)), found
+    return dict(found)
+
+
+@EXACT_RESUME
+def test_ctrl_c_inside_an_epoch_then_resume_gives_the_same_curve_evaluations_and_weights(work, tmp_path):
+    """A run stopped by Ctrl-C inside its first epoch and resumed trains as one never stopped: the same loss at
+    every step, the same evaluations, the same final weights. Issue 29, item 15: the Trainer left its loop through
+    the epoch's end, whose evaluation (each epoch, the default) was added at the stopped step and drew from the
+    random state the checkpoint then kept, so with dropout the resumed curve left the uninterrupted one (0.6529 vs
+    0.6626 at step 7). Item 11: dropout 0.1, so a random state lost or restored at another point shows."""
+    # issue 29, items 15 and 11
+    def command(out, *extra):  # 216 training examples, batch 8: 27 steps an epoch; 12 steps end inside it
+        return [sys.executable, "-m", "lsgtool", "finetune", "--task", "classification", "--model", str(work / "bert"),
+                "--data", str(work / "cls.jsonl"), "--out", str(out), "--lr", "1e-3", "--max-steps", "12",
+                "--batch-size", "8", "--set", "train.logging_steps=1", "--set", "model.dropout=0.1", *extra]
+
+    whole, cut, stopped = _stopped_and_resumed(command, tmp_path, "6/12")
+    assert 6 <= stopped["steps"] < 12 and _evaluations(stopped) == {}  # no evaluation from the interruption
+    assert len(_losses(tmp_path / "whole")) == 12
+    assert _losses(tmp_path / "cut") == pytest.approx(_losses(tmp_path / "whole"), rel=1e-6, abs=1e-7)
+    assert _evaluations(cut) == pytest.approx(_evaluations(whole), rel=1e-6) and len(_evaluations(whole)) == 1
+    from safetensors.torch import load_file
+
+    a, b = (load_file(tmp_path / name / "model.safetensors") for name in ("whole", "cut"))
+    assert a.keys() == b.keys() and max((a[k] - b[k]).abs().max().item() for k in a) <= 1e-6
 
 
 def test_two_processes_match_one_with_the_same_global_batch(work, tmp_path):
@@ -382,35 +421,65 @@ def test_a_cut_target_still_ends_with_the_end_token(app, runner, work, tmp_path,
     assert all(row[-1] == 3 for row in labels), [row for row in labels if row[-1] != 3][:3]  # [SEP], BART's eos here
 
 
+@pytest.mark.internals  # transformers' Trainer hooks (compat "trainer_resume"): run on the floor too
+@EXACT_RESUME
+def test_mlm_stopped_inside_a_logging_window_resumes_to_the_same_curve(app, runner, work, tmp_path, monkeypatch):
+    """Issue 29, item 15, beyond the classifier's curve: MLM masks were drawn in the collator, which accelerate's
+    loader runs a batch ahead, so the first batch after the checkpoint was masked before it and the resumed run
+    masked it from another random state; the loss summed since the last log (logging_steps 5) was lost, so the
+    first log after the resume averaged fewer steps. The stop is what Ctrl-C sets (the two tests above send a
+    real SIGINT), asked during step 7: in-process, three runs take seconds."""
+    # issue 29, item 15
+    from transformers import TrainerCallback
+
+    from lsgtool.finetune import train
+
+    stopping, original = {"at": None}, train.callbacks
+
+    def with_a_stop(stop, *rest):
+        class StopAt(TrainerCallback):
+            def on_step_begin(self, args, state, control, **kwargs):
+                stop.requested = stop.requested or state.global_step + 1 == stopping["at"]
+
+        return [*original(stop, *rest), StopAt()]
+
+    monkeypatch.setattr(train, "callbacks", with_a_stop)
+    base = ["finetune", "--task", "mlm", "--model", str(work / "bert"), "--data", str(work / "count.jsonl"), "--lr",
+            "1e-3", "--max-steps", "12", "--batch-size", "8", "--set", "train.logging_steps=5", "--set",
+            "model.dropout=0.1", "--json"]
+    finetune(app, runner, *base[1:-1], "--out", tmp_path / "whole")
+    stopping["at"] = 7
+    stopped = runner.invoke(app, [*base, "--out", str(tmp_path / "cut")])
+    assert stopped.exit_code == 130 and "interrupted at step 7 of 12" in stopped.stderr, stopped.output
+    stopping["at"] = None
+    finetune(app, runner, *base[1:-1], "--out", tmp_path / "cut", "--resume")
+    one, two = (json.loads((tmp_path / name / "metrics.json").read_text()) for name in ("whole", "cut"))
+    assert [h["step"] for h in two["log_history"] if "loss" in h] == [5, 10]
+    assert _losses(tmp_path / "cut") == pytest.approx(_losses(tmp_path / "whole"), rel=1e-6, abs=1e-7)
+    assert _evaluations(two) == pytest.approx(_evaluations(one), rel=1e-6) and len(_evaluations(one)) == 1
+    from safetensors.torch import load_file
+
+    a, b = (load_file(tmp_path / name / "model.safetensors") for name in ("whole", "cut"))
+    assert max((a[k] - b[k]).abs().max().item() for k in a) <= 1e-6
+
+
 def test_resume_in_a_later_epoch_gives_the_same_curve_best_checkpoint_and_evaluations(work, tmp_path):
     """Issue 21, item 3: with the default sampling (group_by_length) a run stopped by Ctrl-C in its second epoch
-    and resumed trains on the same order: same losses, same evaluations, same best checkpoint."""
+    and resumed trains on the same order: same losses, same evaluations, same best checkpoint. Issue 29, item 11:
+    with dropout, so the random state's restore is exercised too."""
+    # issue 29, item 11
     def command(out, *extra):  # 216 training examples, batch 8: 27 steps an epoch
         return [sys.executable, "-m", "lsgtool", "finetune", "--task", "classification", "--model", str(work / "bert"),
                 "--data", str(work / "cls.jsonl"), "--out", str(out), "--lr", "1e-3", "--max-steps", "40",
                 "--batch-size", "8", "--set", "train.logging_steps=1", "--set", "train.eval_steps=10", "--set",
-                "train.save_steps=10", "--set", "model.dropout=0.0", *extra]
+                "train.save_steps=10", "--set", "model.dropout=0.1", *extra]
 
-    whole = subprocess.run(command(tmp_path / "whole"), env=ENV, capture_output=True, text=True, timeout=300)
-    assert whole.returncode == 0, whole.stderr
-    process = subprocess.Popen(command(tmp_path / "cut"), env=ENV, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                               text=True)
-    line = ""
-    while not line.startswith("step 33/40"):
-        line = process.stderr.readline()
-        assert line, "no progress lines"
-    process.send_signal(signal.SIGINT)
-    process.communicate(timeout=300)
-    assert process.returncode == 130
-    assert 33 <= len(_losses(tmp_path / "cut")) < 40
-    resumed = subprocess.run(command(tmp_path / "cut", "--resume"), env=ENV, capture_output=True, text=True, timeout=300)
-    assert resumed.returncode == 0, resumed.stderr
-    assert _losses(tmp_path / "cut") == pytest.approx(_losses(tmp_path / "whole"), rel=1e-5, abs=1e-6)
-    one, two = (json.loads((tmp_path / name / "metrics.json").read_text()) for name in ("whole", "cut"))
-    evaluations = [[(h["step"], round(h["eval_loss"], 6)) for h in run["log_history"] if "eval_loss" in h] for run in (one, two)]
-    assert evaluations[0] == evaluations[1] and len(evaluations[0]) == 4
+    one, two, stopped = _stopped_and_resumed(command, tmp_path, "33/40")
+    assert 33 <= stopped["steps"] < 40
+    assert _losses(tmp_path / "cut") == pytest.approx(_losses(tmp_path / "whole"), rel=1e-6, abs=1e-7)
+    assert _evaluations(two) == pytest.approx(_evaluations(one), rel=1e-6) and len(_evaluations(one)) == 4
     assert two["best_checkpoint"].replace("cut", "whole") == one["best_checkpoint"]
-    assert two["final_eval"] == pytest.approx(one["final_eval"], rel=1e-5)
+    assert two["final_eval"] == pytest.approx(one["final_eval"], rel=1e-6)
 
 
 def test_a_resume_with_changed_settings_is_refused_and_the_model_files_are_readable(app, runner, work, tmp_path,
@@ -438,6 +507,34 @@ def test_a_resume_with_changed_settings_is_refused_and_the_model_files_are_reada
     assert "Error: --resume with train.lr 0.05, but the run was started with 0.001." in text
     assert "Hint:" in text and "finetune.toml" in text and "Traceback" not in text
     assert (tmp_path / "run" / "finetune.toml").read_text() == saved
+
+
+def test_a_resume_knows_its_data_by_content_not_by_how_its_path_is_typed(app, runner, work, tmp_path, monkeypatch):
+    """Issue 29, item 10: ``--data ./cls.jsonl`` resumed with its absolute path was refused (the paths were compared
+    as strings), and the same file edited since the run started was taken."""
+    # issue 29, item 10
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "cls.jsonl").write_bytes((work / "cls.jsonl").read_bytes())
+    base = ["--task", "classification", "--model", work / "bert", "--out", "run", "--max-steps", 2, "--set",
+            "train.save_steps=1", "--set", "data.validation_split=0"]
+    finetune(app, runner, *base, "--data", "./cls.jsonl")
+    (tmp_path / "copy").mkdir()
+    (tmp_path / "copy" / "cls.jsonl").write_bytes((work / "cls.jsonl").read_bytes())
+    finetune(app, runner, *base, "--data", "copy/cls.jsonl", "--resume")  # the same data, elsewhere
+    finetune(app, runner, *base, "--data", tmp_path / "cls.jsonl", "--resume")  # the same file, another path
+    rows = (tmp_path / "cls.jsonl").read_text().splitlines()
+    (tmp_path / "cls.jsonl").write_text("\n".join([rows[0].replace('"pos"', '"neg"'), *rows[1:]]))
+    kept = {name: (tmp_path / "run" / name).read_text() for name in ("finetune.toml", ".lsgtool.json")}
+    import lsgtool.core.load as load
+
+    monkeypatch.setattr(load, "resolve", lambda *a, **k: pytest.fail("the model was looked up"))
+    for data in ("./cls.jsonl", str(tmp_path / "cls.jsonl")):
+        result = runner.invoke(app, ["finetune", *map(str, base), "--data", data, "--resume"])
+        text = " ".join(result.stderr.split())
+        assert result.exit_code == 2, result.output
+        assert f"Error: --data {data} changed since the run started" in text, text
+        assert "Hint:" in text and "--out" in text and "Traceback" not in text
+    assert {name: (tmp_path / "run" / name).read_text() for name in kept} == kept
 
 
 def test_gsg_splits_draw_their_own_gaps_and_t5_sentinels_are_numbered(app, runner, work, tmp_path, monkeypatch):

@@ -4,6 +4,7 @@ nodes' launchers started here as two processes meeting on 127.0.0.1, gloo on CPU
 import json
 import os
 import random
+import re
 import signal
 import socket
 import subprocess
@@ -41,7 +42,8 @@ def accelerate(rank: int, port: int) -> list[str]:
             "--main_process_port", str(port), "--mixed_precision", "no", "--dynamo_backend", "no"]
 
 
-def two_nodes(launcher, args: list[str], cwd, timeout: int = 240) -> list[subprocess.CompletedProcess]:
+def two_nodes(launcher, args: list[str], cwd, timeout: int = 240,
+              env: dict | None = None) -> list[subprocess.CompletedProcess]:
     """Node 0 and node 1 of one job, each its own launcher started in ``cwd`` (or one folder each: machines that do
     not share a disk); a rendezvous or collective that hangs fails the test, and every process of the job is killed
     (the launchers' workers run in sessions of their own: they are found by a mark in their environment)."""
@@ -52,7 +54,8 @@ def two_nodes(launcher, args: list[str], cwd, timeout: int = 240) -> list[subpro
     for rank in (0, 1):
         with open(logs[rank][0], "w") as stdout, open(logs[rank][1], "w") as stderr:  # files: no pipe to hold open
             nodes.append(subprocess.Popen([*launcher(rank, port), "-m", "lsgtool", *args], cwd=cwds[rank],
-                                          env={**ENV, "LSGTOOL_TEST_JOB": mark}, stdout=stdout, stderr=stderr,
+                                          env={**ENV, **(env or {}), "LSGTOOL_TEST_JOB": mark}, stdout=stdout,
+                                          stderr=stderr,
                                           text=True, start_new_session=True))
     try:
         for node in nodes:
@@ -218,3 +221,61 @@ def test_an_out_folder_the_nodes_do_not_share_is_refused_on_both(command, models
     assert head.returncode and other.returncode, (head.stderr[-2000:], other.stderr[-2000:])  # launchers: 1
     assert "is not the folder the first process writes" in other.stderr
     assert "Error: process 1 (on " in head.stderr and "storage every machine mounts" in head.stderr
+
+
+def stopped_together(nodes: list[subprocess.CompletedProcess], code: int) -> None:
+    """Both nodes' lsgtool processes exited ``code`` (their launchers exit 1 and say which code), neither on a
+    closed connection: each said why."""
+    for rank, node in enumerate(nodes):
+        codes = set(re.findall(r"exitcode\s*:\s*(\d+)", node.stderr))
+        assert codes == {str(code)}, f"node {rank}:\n{node.stderr[-3000:]}"
+        for noise in ("gloo", "Connection closed", "exit barrier", "stopped without saying why"):
+            assert noise not in node.stderr, f"node {rank}:\n{node.stderr[-3000:]}"
+
+
+@pytest.mark.parametrize(("texts", "head", "code"), [
+    # one row, node 0's: the batch stage refuses it there (a usage error); node 1, with no row, waited for node 0
+    # in a gather and died on gloo's "Connection closed by peer"
+    ([""], "Error: row 0 of 'data.jsonl' has no text in column 'article'.", 2),  # issue 29, item 5
+    # node 1's row: kept as that input's failure, which node 0 reports (a runtime failure); node 1 exited 0 and its
+    # launcher failed on the vanished head node
+    (["The storm came.", ""], "Error: 1 of 2 inputs failed: data.jsonl[1]: row 1 of 'data.jsonl' has no text in "
+                              "column 'article'.", 1),  # issue 29, item 5
+], ids=["batch-stage", "report"])
+def test_a_dataset_row_without_text_stops_both_nodes_saying_why(texts, head, code, models, tmp_path):
+    (tmp_path / "data.jsonl").write_text("".join(json.dumps({"article": t, "summary": "A storm."}) + "\n"
+                                                 for t in texts))
+    args = ["summarize", "--dataset", "data.jsonl", "--model", str(models / "bart-lsg"), *GEN, "--out", "out"]
+    nodes = two_nodes(torchrun, args, tmp_path, timeout=120)
+    stopped_together(nodes, code)
+    assert head in nodes[0].stderr
+    assert f"Error: process 0 (on {socket.gethostname()}) stopped: {head.removeprefix('Error: ')}" in nodes[1].stderr
+    hint = "Hint: check the dataset." if code == 2 else "Hint: the other inputs were summarised"
+    assert hint in nodes[0].stderr and hint in nodes[1].stderr
+
+
+FULL_DISK = """
+import os
+
+if os.environ.get("LOCAL_RANK") is not None and os.environ.get("RANK") == "0":  # the head node's lsgtool only
+    import lsgtool.finetune.train as train
+
+    def save_final(*args, **kwargs):
+        raise OSError(28, "No space left on device")
+
+    train.save_final = save_final
+"""
+
+
+def test_a_failure_of_the_head_node_alone_after_training_stops_both_nodes_saying_why(tiny_classifier, tmp_path):
+    # issue 29, item 5: only the head node writes the final model; its disk full (simulated), it stopped alone, and
+    # node 1 exited 0 while its launcher failed on the head node's vanished rendezvous store
+    (tmp_path / "inject").mkdir()
+    (tmp_path / "inject" / "sitecustomize.py").write_text(FULL_DISK)
+    env = {"PYTHONPATH": os.pathsep.join(filter(None, [str(tmp_path / "inject"), os.environ.get("PYTHONPATH")]))}
+    nodes = two_nodes(torchrun, [*_finetune(tiny_classifier), "--max-steps", "1", "--out", "run"], tmp_path,
+                      timeout=120, env=env)
+    stopped_together(nodes, 1)
+    assert "Error: OSError: [Errno 28] No space left on device" in nodes[0].stderr
+    assert f"Error: process 0 (on {socket.gethostname()}) stopped: OSError: [Errno 28] No space left on device" \
+        in nodes[1].stderr

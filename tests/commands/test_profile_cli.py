@@ -151,7 +151,8 @@ def test_an_installed_plugin_is_measured_in_the_point_processes(install_plugin, 
 @pytest.mark.parametrize(
     "args, message",
     [
-        (["--lengths", "8k..1k"], "runs backwards"),
+        (["--lengths", "8k..1k"], "--lengths '8k..1k': range '8k..1k' runs backwards"),  # issue 29, item 19: the flag
+        (["--lengths", "4q"], "--lengths '4q': length '4q' is not a number"),  # issue 29, item 19: named the flag
         (["--level", "layerz"], "invalid value for '--level': Value error, 'layerz' is not one of 'attention', 'layer', 'encoder'"),
         (["--baseline", "bigbird", "--variants", "full"], "--baseline 'bigbird' is not among"),
         (["--hidden", "30", "--heads", "4"], "must be divisible"),
@@ -271,6 +272,8 @@ def test_out_dot_is_refused(app, runner, tmp_path, monkeypatch):
     for target in (".", ".."):
         result = runner.invoke(app, ["profile", "--lengths", "256", "--variants", "full", *TINY, "--out", target])
         assert result.exit_code == 2 and "--out" in result.stderr and "Hint:" in result.stderr, result.output
+        hint = " ".join(result.stderr.split())  # issue 29, item 19: profile's hint, not convert's ./converted-model
+        assert "--out ./profile-out" in hint and "converted-model" not in hint
     assert _files(work) == {"results.csv": b"variant,length\n"}
 
 

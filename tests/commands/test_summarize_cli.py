@@ -237,3 +237,19 @@ def test_led_gets_global_attention_on_its_first_token(tmp_path, models, text):
                               do_sample=False)
     assert summarizer.generate(ids).text == tokenizer.decode(expected[0], skip_special_tokens=True).strip()
     assert summarizer.generate_kwargs(torch.tensor([ids]))["global_attention_mask"].tolist() == glob.tolist()
+
+
+def test_options_the_extractive_route_does_not_use_are_noted_when_the_model_chose_it(runner, app, tmp_path, text):
+    # issue 29, item 18: --batch-size 4 and --overflow chunk changed nothing and said nothing ("batches": null);
+    # refused when --method extractive is typed (tests/summarize/test_focus_and_length.py)
+    for i in range(2):
+        (tmp_path / f"doc{i}.txt").write_text(text(2))
+    result = runner.invoke(app, ["summarize", str(tmp_path / "doc0.txt"), str(tmp_path / "doc1.txt"), "--batch-size",
+                                 "4", "--overflow", "chunk", "--out", str(tmp_path / "out"), "--json"])
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.stdout)
+    assert report["method"] == "extractive" and report["batches"] is None
+    for record in report["records"]:
+        notes = " ".join(record["notes"])
+        assert "--batch-size 4 does not apply to extractive summaries" in notes
+        assert "--overflow chunk does not apply to extractive summaries" in notes

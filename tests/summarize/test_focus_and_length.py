@@ -26,7 +26,9 @@ def test_extractive_focus_on_a_named_figure_picks_sentences_that_mention_it(runn
     plain = _json(runner, app, [str(GENESIS), "--max-new-tokens", "120"])
     focused = _json(runner, app, [str(GENESIS), "--max-new-tokens", "120", "--focus", "Cain"])
     assert _mentions(focused["sentences"], "Cain") >= 0.8 > _mentions(plain["sentences"], "Cain")
-    assert focused["focus"] == {"question": "Cain", "encoder": "minilm", "weight": 0.7}
+    assert focused["focus"] == {"question": "Cain", "encoder": "minilm", "weight": 0.7,
+                                "relevance": pytest.approx(0.57, abs=0.05)}  # issue 29, item 21: the relevance found
+    assert not any("--focus" in note for note in focused["notes"])
 
 
 def test_per_chapter_focus_ranks_the_chapters(runner, app):
@@ -52,7 +54,7 @@ def test_abstractive_focus_reads_the_most_relevant_windows_first(runner, app, mo
     assert [w["score"] for w in chosen] == sorted((w["score"] for w in chosen), reverse=True)
     text = GENESIS.read_text()
     assert "Cain" in text[chosen[0]["start"]:chosen[0]["end"]]
-    limit = load_abstractive(str(models / "bart-lsg"), {}).budget
+    limit = load_abstractive(str(models / "bart-lsg"), {}).pass_tokens
     assert focus["tokens"] <= limit and record["encoded_tokens"] == focus["tokens"]
     assert record["dropped_tokens"] == record["input_tokens"] - focus["tokens"]  # what was not read is counted
     for sentence in record["sentences"]:  # sources point into the windows read
@@ -60,7 +62,8 @@ def test_abstractive_focus_reads_the_most_relevant_windows_first(runner, app, mo
             assert any(w["start"] <= source["start"] and source["end"] <= w["end"] for w in chosen)
 
 
-@pytest.mark.parametrize("length", ["5%", "300w"])
+@pytest.mark.parametrize("length", ["5%", "300w",
+                                    "10w"])  # issue 29, item 7: sentences longer than the budget were picked whole
 def test_length_as_a_share_or_in_words_is_a_token_budget_stated_in_the_record(runner, app, length):
     record = _json(runner, app, [str(GENESIS), "--length", length])
     budget = record["length"]
@@ -69,7 +72,9 @@ def test_length_as_a_share_or_in_words_is_a_token_budget_stated_in_the_record(ru
         assert budget == {"asked": "5%", "tokens": math.ceil(0.05 * tokens), "words": round(0.05 * words),
                           "sentences": None}
     else:
-        assert budget == {"asked": "300w", "tokens": math.ceil(300 * tokens / words), "words": 300, "sentences": None}
+        asked = int(length[:-1])
+        assert budget == {"asked": length, "tokens": math.ceil(asked * tokens / words), "words": asked,
+                          "sentences": None}
     from lsgtool.summarize.extractive import load_extractive
 
     counted = load_extractive("minilm").count([s["text"] for s in record["sentences"]])
@@ -108,6 +113,8 @@ def test_generation_stops_after_the_sentences_asked_for(models):
     (["--length", "5%", "--max-new-tokens", "50"], "--length"), (["--length", "5%", "--sentences", "3"], "--length"),
     (["--sentences", "3", "--overflow", "chunk"], "--sentences"), (["--sentences", "0"], "--sentences"),
     (["--focus", "Cain", "--overflow", "truncate"], "--focus"),
+    (["--method", "extractive", "--batch-size", "4"], "--batch-size 4"),  # issue 29, item 18: changed nothing
+    (["--method", "extractive", "--overflow", "chunk"], "--overflow chunk"),  # issue 29, item 18: as auto, silently
 ])
 def test_bad_lengths_and_focus_are_usage_errors_naming_the_flag(runner, app, tmp_path, args, flag):
     out = tmp_path / "s.md"
@@ -153,3 +160,100 @@ def test_abstractive_per_chapter_focus_reads_the_book_with_the_encoder_once(runn
         start = read(book).chapters[chapter["index"]].start
         assert start <= first["start"] < first["end"] <= start + len(read(book).chapters[chapter["index"]].text)
         assert text[first["start"]:first["end"]].strip()
+
+
+def test_a_length_with_min_new_tokens_is_a_usage_error_before_the_model_loads(runner, app, models, tmp_path, text):
+    # issue 29, item 7: the budget of --length 20% (6 tokens here) silently lowered --min-new-tokens 40
+    doc, out = tmp_path / "short.txt", tmp_path / "s.md"
+    doc.write_text(text(1))
+    result = runner.invoke(app, ["summarize", str(doc), "--model", str(models / "bart-lsg"), "--length", "20%",
+                                 "--min-new-tokens", "40", "--out", str(out)])
+    assert result.exit_code == 2, result.output
+    assert "--length 20% and --min-new-tokens 40" in result.stderr and "Hint:" in result.stderr
+    assert not out.exists()
+
+
+@pytest.mark.parametrize("args", [
+    [],  # issue 29, item 6: the default 256 new tokens in windows of a 64-position decoder was an IndexError
+    ["--sentences", "2"],  # issue 29, item 12: "the hierarchy would not end. Hint: lower --max-new-tokens"
+    ["--length", "150w"],  # issue 29, item 12 (and 21: more words than the text has)
+])
+def test_a_small_decoder_caps_the_new_tokens_and_its_hierarchy_ends(runner, app, models, tmp_path, text, args):
+    doc = tmp_path / "doc.txt"
+    doc.write_text(text(1))  # 105 tokens: two windows of the 64-position BART
+    result = runner.invoke(app, ["summarize", str(doc), "--model", str(models / "bart"), "--num-beams", "1", *args,
+                                 "--json"])
+    assert result.exit_code == 0, result.output
+    record = json.loads(result.stdout)
+    assert record["route"] == "hierarchical" and record["windows"] == [2] and record["dropped_tokens"] == 0
+    assert record["settings"]["max_new_tokens"] == 63
+    assert "max_new_tokens 256 (lsgtool default) is more than the decoder" in " ".join(record["notes"])
+    if args:  # the length asked is capped, and the note names the flag given
+        assert record["length"]["tokens"] == 63 and record["length"]["capped_from"] > 63
+        assert any(note.startswith(f"{args[0]} {args[1]} asks for") and "capped to 63" in note
+                   for note in record["notes"])
+    assert "--max-new-tokens" not in result.output
+
+
+def test_max_new_tokens_past_the_decoder_is_capped_with_a_note(runner, app, models, tmp_path):
+    # issue 29, item 6: --max-new-tokens 100 on a decoder of 64 positions was an IndexError (exit 1)
+    doc = tmp_path / "doc.txt"
+    doc.write_text("The fox ran over the hill at night.")
+    result = runner.invoke(app, ["summarize", str(doc), "--model", str(models / "bart"), "--num-beams", "1",
+                                 "--max-new-tokens", "100", "--min-new-tokens", "80", "--format", "json"])
+    assert result.exit_code == 0, result.output
+    record = json.loads(result.stdout)
+    assert record["route"] == "one pass" and record["book_summary"]["new_tokens"] == 63
+    settings = record["settings"]
+    assert settings["max_new_tokens"] == settings["min_new_tokens"] == 63
+    assert settings["sources"]["max_new_tokens"].startswith("flag --max-new-tokens, capped")
+    note = "--max-new-tokens 100 is more than the decoder of"
+    assert any(n.startswith(note) and n.endswith("capped to 63") for n in record["notes"])
+    assert note in result.stderr  # shown once, when the model is loaded
+
+
+@pytest.mark.parametrize("content, args, whole", [
+    ("Fiat.", ["--length", "5w"], {"words": 1}),  # issue 29, item 21
+    (None, ["--sentences", "1000"], {"words": 2756, "sentences": 112}),  # issue 29, item 21: was a 61,408-word budget
+])
+def test_a_length_longer_than_the_text_is_the_whole_text_and_says_so(runner, app, tmp_path, content, args, whole):
+    doc = GENESIS
+    if content is not None:
+        doc = tmp_path / "one.txt"
+        doc.write_text(content)
+    record = _json(runner, app, [str(doc), *args])
+    length = record["length"]
+    assert length["whole_text"].items() >= whole.items() and length["words"] == record["words"] == whole["words"]
+    assert length["tokens"] == length["whole_text"]["tokens"]
+    flag = f"{args[0]} {args[1]}"
+    assert any(note.startswith(f"{flag} asks for as much as the whole of the text or more") for note in record["notes"])
+
+
+def test_a_focus_nothing_in_the_text_is_close_to_says_so(runner, app, tmp_path):
+    # issue 29, item 21: the summary was headed "focused on ..." with no sign that nothing matched
+    record = _json(runner, app, [str(GENESIS), "--focus", "software patents"])
+    assert record["focus"]["relevance"] < 0.2
+    assert any(note.startswith("--focus 'software patents': nothing in the text is close to it")
+               for note in record["notes"])
+    out = tmp_path / "s.md"
+    assert runner.invoke(app, ["summarize", str(GENESIS), "--focus", "software patents", "--out", str(out)]).exit_code == 0
+    assert "focused on “software patents” (relevance 0.0" in out.read_text()
+    assert ": nothing in the text is close to it)" in out.read_text()
+
+
+def test_per_chapter_focus_reaches_the_books_summary(runner, app):
+    # issue 29, item 21: the book's summary (from the chapter summaries) was without Cain, its top chapter's subject
+    record = _json(runner, app, [str(DATA / "genesis-pandoc.epub"), "--per-chapter", "--focus", "Cain",
+                                 "--sentences", "1"])
+    assert record["chapters"][0]["title"] == "Chapter 4" and "Cain" in record["chapters"][0]["text"]
+    assert "Cain" in record["summary"]
+
+
+def test_abstractive_per_chapter_focus_reaches_the_books_summary(runner, app, models):
+    # issue 29, item 21: the book's summary was written without the focus
+    record = _json(runner, app, [str(DATA / "genesis-pandoc.epub"), "--model", str(models / "bart-lsg"),
+                                 "--num-beams", "1", "--max-new-tokens", "8", "--min-new-tokens", "8",
+                                 "--per-chapter", "--focus", "Cain"])
+    book = record["book_summary"]
+    assert book["route"] == "focused" and book["focus"]["chosen"]
+    assert record["focus"]["relevance"] > 0.5 and "chosen" not in record["focus"]  # the book's own, not its summaries'

@@ -196,9 +196,12 @@ def test_sources_of_a_hierarchy_and_of_chapters_are_sentences_of_the_document(ru
     doc.write_text("\n\n".join(f"Chapter {i + 1}\n\n{text(3)}" for i in range(3)))
     whole = read(doc).text
     sentences = {(a, b) for a, b in sentence_spans(whole)}
-    for extra in (["--max-input-tokens", "60"], ["--per-chapter"], ["--max-input-tokens", "60", "--overflow", "chunk"]):
+    routes = {("--max-input-tokens", "60"): "hierarchical", ("--per-chapter",): "one pass",
+              ("--max-input-tokens", "60", "--overflow", "chunk"): "chunked"}
+    for extra, route in routes.items():
         record = _json(runner, app, [str(doc), "--model", str(models / "bart-lsg"), "--max-new-tokens", "8", *extra])
-        assert record["route"] in ("hierarchical", "one pass", "chunked")
+        assert record["route"] == route, extra  # issue 29, item 11: the route the sources are traced through
+        assert bool(record["windows"]) == (route != "one pass") and len(record["chapters"]) == 3 * (route == "one pass")
         found = [s for sentence in record["sentences"] for s in sentence["sources"]]
         for chapter in record["chapters"]:
             found += [s for sentence in chapter["sentences"] for s in sentence["sources"]]

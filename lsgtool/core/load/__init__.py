@@ -13,14 +13,12 @@ import os
 from typing import Any
 
 from lsgtool.core.errors import LsgtoolError, UsageError
-from lsgtool.core.load.source import Source, resolve, snapshot
+from lsgtool.core.load.source import TOKENIZER_FILES, Source, resolve, snapshot
 from lsgtool.core.load.weights import LoadInfo, from_pretrained, load_state, report
 
 HUB_OPTIONS = ("revision", "token", "cache_dir", "local_files_only")
 MODEL_OPTIONS = ("dtype", "device_map", "trust_remote_code", "ignore_mismatched_sizes", "attn_implementation")
 ALIASES = {"torch_dtype": "dtype"}
-TOKENIZER_FILES = ("tokenizer.json", "tokenizer_config.json", "vocab.txt", "vocab.json", "spiece.model",
-                   "sentencepiece.bpe.model", "tokenizer.model")
 
 __all__ = ["LoadInfo", "Source", "load", "load_tokenizer", "resolve"]
 

@@ -20,13 +20,11 @@ import time
 from pathlib import Path
 from typing import Any
 
-from lsgtool.core.load.source import HUB_ID, WEIGHT_PATTERNS, Source, snapshot
+from lsgtool.core.load.source import HUB_ID, TOKENIZER_EXTRAS, TOKENIZER_FILES, WEIGHT_PATTERNS, Source, snapshot
 
 __all__ = ["cache_dir", "content_hash", "fingerprint"]
 
 CONFIG_FILES = ("config.json", "generation_config.json")
-TOKENIZER_FILES = ("tokenizer.json", "tokenizer_config.json", "special_tokens_map.json", "added_tokens.json",
-                   "vocab.txt", "vocab.json", "merges.txt", "spiece.model", "sentencepiece.bpe.model", "tokenizer.model")
 CACHED_BYTES = 2**20  # smaller files are hashed each time: reading them costs less than the cache
 SETTLED_NS = 2 * 10**9  # a file changed this recently is not cached: file times are coarser than a write
 
@@ -108,7 +106,7 @@ def _tokenizer(where: str | None) -> Any:
         if folder.exists() or not HUB_ID.match(str(where)):
             return str(where)  # no tokenizer: loading it says so
         folder = snapshot(str(where))
-    return _files(folder, TOKENIZER_FILES)
+    return _files(folder, TOKENIZER_FILES + TOKENIZER_EXTRAS)
 
 
 def fingerprint(source: Source, tokenizer: str | None = None, **settings: Any) -> str:

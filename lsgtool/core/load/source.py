@@ -80,6 +80,10 @@ def read_json(path: Path) -> dict[str, Any]:
 
 
 WEIGHT_PATTERNS = ("*.safetensors", "*.bin", "*.safetensors.index.json", "*.bin.index.json", "*.ckpt", "*.pt", "*.pth")
+# the files a tokenizer is read from: one of TOKENIZER_FILES makes a folder a tokenizer's; the extras shape it too
+TOKENIZER_FILES = ("tokenizer.json", "tokenizer_config.json", "vocab.txt", "vocab.json", "spiece.model",
+                   "sentencepiece.bpe.model", "tokenizer.model")
+TOKENIZER_EXTRAS = ("special_tokens_map.json", "added_tokens.json", "merges.txt")
 
 
 def has_weights(folder: Path) -> bool:
