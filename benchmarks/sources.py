@@ -120,7 +120,7 @@ def child(spec: dict) -> dict:
     """One measurement in this process: load, then one summary with or without sources, timed and measured."""
     import torch
 
-    from lsgtool.summarize.pipeline import summarize_text
+    from lsgtool.summarize.pipeline import Passage, summarize_text
     from lsgtool.summarize.sources import Segments
 
     times: dict[str, float] = {}
@@ -151,7 +151,7 @@ def child(spec: dict) -> dict:
         stages.stage("segment")
         segments = Segments.original(text)
         times["segment_s"] = time.perf_counter() - start
-    summary = summarize_text(text, summarizer, "auto", stages, segments=segments)
+    summary = summarize_text(Passage(text, segments=segments), summarizer, "auto", stages)
     total = time.perf_counter() - start
     stages.close()
     stages.peak = max(stages.peak, peak_rss_mb())  # since the last stage began (or the start: no stage reported)

@@ -333,8 +333,8 @@ def run(jobs: list[Job], outputs: Outputs | None, summarize: Callable, identity:
 
 def _take(job: Job, outputs: Outputs | None, identity: dict[str, Any], resume: bool, finish: Callable,
           measure: Callable | None, outcome: Outcome, keep_going: bool) -> Item | None:
-    """The job read, keyed and measured; None when ``--resume`` finds it finished or it fails (both in
-    ``outcome``)."""
+    """The job read and keyed: an Item to summarise (measured), or None when ``--resume`` keeps its finished
+    record (``_kept``) or it fails (both in ``outcome``)."""
     try:
         document = job.read()
         record_key = key(document.digest, identity)
@@ -342,17 +342,22 @@ def _take(job: Job, outputs: Outputs | None, identity: dict[str, Any], resume: b
         if done is None:
             ids, together = measure(document) if measure is not None else (None, False)
             return Item(job, document, record_key, ids, together)
-        finished = finish(document, done)  # what this run asks beside the text (scores)
-        if finished != done or done["output"] != outputs.name(job) or not (outputs.folder / done["output"]).exists():
-            finished["output"] = outputs.save(job, record_key, finished)  # re-render what was asked now
-        done = finished
-        outcome.records.append(done)
+        outcome.records.append(_kept(job, document, record_key, done, outputs, finish))
         outcome.skipped += 1
     except FAILURES as exc:
         if not keep_going:
             raise
         outcome.failures.append((job.name, _message(exc)))
     return None
+
+
+def _kept(job: Job, document, record_key: str, done: dict[str, Any], outputs: Outputs, finish: Callable) -> dict:
+    """A finished record as this run shows it: with what it asks beside the text (scores, ``finish``), its output
+    written again when that changed or the output is gone."""
+    finished = finish(document, done)
+    if finished != done or done["output"] != outputs.name(job) or not (outputs.folder / done["output"]).exists():
+        finished["output"] = outputs.save(job, record_key, finished)
+    return finished
 
 
 def _interrupted(outcome: Outcome, jobs: list[Job], outputs: Outputs | None, pending: list[Item]) -> Interrupted:

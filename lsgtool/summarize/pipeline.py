@@ -205,16 +205,29 @@ def _extractive(text: str, summarizer, overflow: str, progress: Progress, segmen
                    focus=None if picked.relevance is None else {"relevance": round(picked.relevance, 4)})
 
 
-def summarize_text(text: str, summarizer, overflow: str = "auto", progress: Progress | None = None,
-                   stream: bool = False, budget: PassLimit | None = None, ids: list[int] | None = None,
-                   segments: Segments | None = None, ask: Ask | None = None,
-                   reference: tuple[int, int] | None = None, offset: int = 0, apart: bool = False) -> Summary:
-    """One text to one summary by ``overflow``'s route (see the module docstring). ``ids``: the text's
-    tokens (``summarizer.encode``) when the caller has them already; ``segments``: the text's sentences and
-    their sources, to trace each summary sentence to (None: no sources); ``ask``: a focus and a length;
-    ``reference``: (tokens, words) a length share is of, when not of ``text``; ``offset``: where ``text``
-    begins in the document's text (the focus reports the windows it read there); ``apart``: the text's
-    paragraphs are separate summaries (a book's chapters'), each read on its own by the sentence encoder."""
+@dataclass
+class Passage:
+    """A text to summarise and what is known of it: ``ids``, its tokens (``summarizer.encode``) when the caller
+    has them already; ``segments``, its sentences and their sources, to trace each summary sentence to (None: no
+    sources); ``reference``, (tokens, words) a length share is of, when not of the text; ``offset``, where it
+    begins in the document's text (the focus reports the windows it read there); ``apart``, its paragraphs are
+    separate summaries (a book's chapters'), each read on its own by the sentence encoder."""
+
+    text: str
+    ids: list[int] | None = None
+    segments: Segments | None = None
+    reference: tuple[int, int] | None = None
+    offset: int = 0
+    apart: bool = False
+
+
+def summarize_text(passage: Passage | str, summarizer, overflow: str = "auto", progress: Progress | None = None,
+                   stream: bool = False, budget: PassLimit | None = None, ask: Ask | None = None) -> Summary:
+    """One text (a ``Passage``, or a plain string) to one summary by ``overflow``'s route (see the module
+    docstring); ``budget``: the input tokens one pass may take; ``ask``: a focus and a length."""
+    passage = Passage(passage) if isinstance(passage, str) else passage
+    text, ids, segments, reference = passage.text, passage.ids, passage.segments, passage.reference
+    offset, apart = passage.offset, passage.apart
     progress = progress or Progress()
     ask = ask or Ask()
     if overflow not in OVERFLOWS:
@@ -380,9 +393,8 @@ def summarize_document(doc: Document, summarizer, overflow: str = "auto", per_ch
                 result.chapters.append((chapter.title, Summary.from_store(kept)))
                 continue
             progress.note(f"chapter {i + 1}/{len(doc.chapters)}: {chapter.title or '(untitled)'}")
-            summary = summarize_text(chapter.text, summarizer, overflow, progress, budget=budget,
-                                     segments=ask.segments(chapter.text, chapter.start), ask=ask,
-                                     offset=chapter.start)
+            passage = Passage(chapter.text, segments=ask.segments(chapter.text, chapter.start), offset=chapter.start)
+            summary = summarize_text(passage, summarizer, overflow, progress, budget=budget, ask=ask)
             if chapters is not None:
                 chapters.put(i, summary.to_store())
             result.chapters.append((chapter.title, summary))
@@ -394,16 +406,16 @@ def summarize_document(doc: Document, summarizer, overflow: str = "auto", per_ch
             result.chapters = [result.chapters[i] for i in result.ranking]
         parts = [(s.text, s.sentences or []) for _, s in result.chapters]
         joined = "\n\n".join(text for text, _ in parts if text)
-        result.summary = summarize_text(joined, summarizer, overflow, progress, stream, budget,
-                                        segments=Segments.joined(parts, "\n\n") if ask.sources else None, ask=ask,
-                                        reference=(result.total("input_tokens"), doc.words), apart=True)
+        passage = Passage(joined, segments=Segments.joined(parts, "\n\n") if ask.sources else None,
+                          reference=(result.total("input_tokens"), doc.words), apart=True)
+        result.summary = summarize_text(passage, summarizer, overflow, progress, stream, budget, ask)
     else:
         if per_chapter:
             doc.notes.append("--per-chapter: no chapters were found (no EPUB spine, headings or 'Chapter N' lines), "
                              "so the whole text has one summary")
             progress.note(doc.notes[-1])
-        result.summary = summarize_text(doc.text, summarizer, overflow, progress, stream, budget, ids,
-                                        ask.segments(doc.text), ask)
+        result.summary = summarize_text(Passage(doc.text, ids, ask.segments(doc.text)), summarizer, overflow, progress,
+                                        stream, budget, ask)
     return _with_memory(_noted(result, summarizer, progress), summarizer)
 
 
