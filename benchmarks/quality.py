@@ -5,7 +5,8 @@ reference points, each given the reference's word count and cut to it (ROUGE-1/2
     python benchmarks/quality.py --sets rfcs --limit 20    # a quick look
     python benchmarks/quality.py --json quality.json       # per-document scores and seconds
 
-Systems: ``default`` (what ``lsgtool summarize DOC --length Nw`` writes), ``lead`` (the first sentences),
+Systems: ``default`` (what ``lsgtool summarize DOC --length Nw`` writes), ``centroid`` (the default without its
+document scores, title and lexical centrality: the rule before issue 30), ``lead`` (the first sentences),
 ``random`` (a seeded pick), ``lexrank``, ``textrank``, ``lsa`` (the ``sumy`` package, fed the same sentences as the
 others), ``oracle`` (greedy ROUGE-1+2 pick against the reference: the best an extractive pick can do).
 
@@ -32,7 +33,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 QUALITY = Path(__file__).resolve().parents[1].parent / "shared" / "quality"
 SETS = {"rfcs": ("rust-rfcs/docs", "*.md"), "stories": ("squality-train", "*.txt"),
         "meetings": ("qmsum-train", "*.txt")}
-SYSTEMS = ("oracle", "default", "lexrank", "textrank", "lsa", "lead", "random")
+SYSTEMS = ("oracle", "default", "centroid", "lexrank", "textrank", "lsa", "lead", "random")
 WORD = re.compile(r"\w+(?:['’]\w+)*")
 
 
@@ -136,22 +137,29 @@ def oracle(sentences: list[str], reference: str, words: int, scorer) -> list[int
     return sorted(picked)
 
 
-def run_default(doc: Doc, summarizer) -> str:
+def run_default(doc: Doc, summarizer, boost: bool = True) -> str:
     from lsgtool.documents.read import read
     from lsgtool.summarize.length import Length
     from lsgtool.summarize.pipeline import Ask, summarize_document
 
-    result = summarize_document(read(doc.path), summarizer, ask=Ask(length=Length.parse(f"{doc.words}w", None)))
+    if not boost:  # the centroid alone
+        summarizer.document_boost = lambda *args, **kwargs: None
+    try:
+        result = summarize_document(read(doc.path), summarizer, ask=Ask(length=Length.parse(f"{doc.words}w", None)))
+    finally:
+        summarizer.__dict__.pop("document_boost", None)
     return result.summary.text
 
 
 def sentences_of(path: Path) -> list[str]:
-    """The document's sentences as lsgtool reads and splits it (the baselines are fed these)."""
+    """The sentences lsgtool's default picks from, as it shows them (the baselines are fed these): those of the
+    document's prose (no headings, code or tables), markup removed."""
+    from lsgtool.documents.prose import readable
     from lsgtool.documents.read import read
-    from lsgtool.documents.sentences import sentence_spans
+    from lsgtool.summarize.extractive import prose_units
 
     text = read(path).text
-    return [" ".join(text[a:b].split()) for a, b in sentence_spans(text) if text[a:b].strip()]
+    return [readable(text[a:b]) for a, b in prose_units(text) if text[a:b].strip()]
 
 
 def evaluate(docs: list[Doc], systems: tuple[str, ...], summarizer, seed: int) -> None:
@@ -162,8 +170,8 @@ def evaluate(docs: list[Doc], systems: tuple[str, ...], summarizer, seed: int) -
         sentences = sentences_of(doc.path)
         for system in systems:
             start = time.perf_counter()
-            if system == "default":
-                text = run_default(doc, summarizer)
+            if system in ("default", "centroid"):
+                text = run_default(doc, summarizer, boost=system == "default")
             elif system == "lead":
                 text = fill(sentences, list(range(len(sentences))), doc.words)
             elif system == "random":
@@ -213,7 +221,7 @@ def main() -> None:
     if unknown:
         parser.error(f"unknown: {', '.join(sorted(unknown))}")
     summarizer = None
-    if "default" in systems:
+    if {"default", "centroid"} & set(systems):
         from lsgtool.summarize.extractive import load_extractive
 
         summarizer = load_extractive("minilm")

@@ -93,7 +93,11 @@ def summarize_command(
     limit: Annotated[Optional[int], typer.Option(help="Only the first N dataset rows.", min=1)] = None,
     batch_size: Annotated[int, typer.Option(help="Inputs generated together (those one pass reads), grouped by "
                                                  "length; for datasets of short documents.", min=1)] = 1,
-    rouge: Annotated[bool, typer.Option("--rouge", help="ROUGE-1/2/Lsum against the references (dataset summaries).")] = False,
+    references: Annotated[Optional[Path], typer.Option(
+        help="A folder of reference summaries, one per input file: NAME.ref for NAME.md (the input's path inside a "
+             "folder given, its suffix .ref; the inputs' own folder works). Scores each summary (as --rouge).")] = None,
+    rouge: Annotated[bool, typer.Option("--rouge", help="ROUGE-1/2/Lsum against the references (a dataset's summaries, "
+                                                        "or --references).")] = False,
     stemmer: Annotated[bool, typer.Option(help="Porter stemming in ROUGE.")] = True,
     trust_checkpoint: Annotated[bool, typer.Option("--trust-checkpoint", help="Allow a .ckpt with pickled objects "
                                                                               "(it runs their code).")] = False,
@@ -125,7 +129,7 @@ def summarize_command(
         device=device.value, dtype=dtype.value if dtype else None, memory_limit=memory_limit, resume=resume,
         overwrite=overwrite, sources=sources, focus=focus, length=length, sentences=sentences, dataset=dataset,
         split=split, text_column=text_column, summary_column=summary_column,
-        limit=limit, batch_size=batch_size, rouge=rouge, stemmer=stemmer, trust_checkpoint=trust_checkpoint,
+        limit=limit, batch_size=batch_size, rouge=rouge or references is not None, references=references, stemmer=stemmer, trust_checkpoint=trust_checkpoint,
         config_from=config_from, stream=not as_json, json=as_json)
     result = run(options, Progress() if as_json else RichProgress(stream=True))
     together(lambda: _report(result, options.fmt, as_json) if result.outcome.main else None)  # the first one reports
@@ -168,7 +172,9 @@ def _render_batch(console: Console, data: dict[str, Any]) -> None:
     table.add_row("written to", f"{data['folder']}: {', '.join(data['outputs'][:5])}"
                                 + (" ..." if len(data["outputs"]) > 5 else ""))
     if data["rouge"]:
-        table.add_row("ROUGE-1/2/Lsum F1", " / ".join(f"{100 * v:.2f}" for v in data["rouge"].values()))
+        table.add_row(f"ROUGE-1/2/Lsum F1 (mean of the {data['scored']} of {data['inputs']} inputs with a reference)"
+                      if data["scored"] < data["inputs"] else "ROUGE-1/2/Lsum F1",
+                      " / ".join(f"{100 * v:.2f}" for v in data["rouge"].values()))
     if data["bertscore"]:
         score = data["bertscore"].get("bertscore_f1")
         table.add_row("BERTScore F1", f"{100 * score:.2f}" if score is not None else

@@ -2,9 +2,11 @@
 
 The document is encoded in long windows (4,096 tokens by default: the encoder converted to LSG), each
 sentence's embedding is the mean of its tokens' states, sentences are scored by their cosine to the
-document's centroid (centroid-based centrality) and picked by maximal marginal relevance (MMR: score minus
+document's centroid (centroid-based centrality), plus their cosine to the document's title when it has one and
+their lexical centrality (``document_boost``), and picked by maximal marginal relevance (MMR: score minus
 ``diversity`` times the highest similarity to what is already picked) up to a token budget, then given back
-in document order. The packaged all-MiniLM-L6-v2 (preset ``minilm``) is the embedded default.
+in document order. Sentences come from the text's prose and are shown without markup (``documents.prose``).
+The packaged all-MiniLM-L6-v2 (preset ``minilm``) is the embedded default.
 """
 
 from __future__ import annotations
@@ -17,10 +19,15 @@ import torch.nn.functional as F
 
 from lsgtool.core.errors import UsageError
 from lsgtool.core.tokens import count_tokens
+from lsgtool.documents.prose import prose_sentences, readable, title_span
 from lsgtool.documents.sentences import sentence_spans
 from lsgtool.progress import Progress
 
 MIN_WORDS, MAX_WORDS = 4, 80  # sentences eligible for the summary (headings and run-ons are not)
+# added to a sentence's similarity to the centroid: its similarity to the document's title
+# (documents.prose.title_span) and its lexical centrality rank (summarize.lexical), weights tuned on the tuning
+# part of ../shared/quality (RFCs and stories; benchmarks/quality.py)
+TITLE_WEIGHT, LEXICAL_WEIGHT = 0.6, 0.3
 
 
 @dataclass
@@ -113,15 +120,19 @@ class Extractive:
         return F.normalize(out, dim=-1)
 
     def pick(self, embeddings: torch.Tensor, lengths: list[int], eligible: list[bool], budget: int | None = None,
-             count: int | None = None, query: torch.Tensor | None = None) -> list[int]:
+             count: int | None = None, query: torch.Tensor | None = None,
+             boost: torch.Tensor | None = None) -> list[int]:
         """MMR up to the token ``budget`` (or ``count`` sentences), never past it; at least one sentence (the best
         that fits, eligible or not); indices in document order. ``query``: a question's embedding, whose similarity
-        is mixed in (``focus.FOCUS_WEIGHT``)."""
+        is mixed in (``focus.FOCUS_WEIGHT``); ``boost``: what the document adds to each sentence's score
+        (``document_boost``)."""
         from lsgtool.summarize.focus import FOCUS_WEIGHT
 
         budget = self.budget if budget is None and count is None else budget or 10**12
         centroid = F.normalize(embeddings.mean(0), dim=0)
         score = embeddings @ centroid
+        if boost is not None:
+            score = score + boost
         if query is not None:
             score = (1 - FOCUS_WEIGHT) * score + FOCUS_WEIGHT * (embeddings @ query)
         fitting = [i for i in range(len(lengths)) if lengths[i] <= budget]
@@ -143,6 +154,20 @@ class Extractive:
                 break
         return sorted(picked)
 
+    def document_boost(self, text: str, sentences: list[str], embeddings: torch.Tensor,
+                       titled: bool = True) -> torch.Tensor:
+        """What the document adds to each sentence's centroid score: its lexical centrality (``lexical``: the
+        words it shares with the rest, which the embedding centroid misses) and, when the text has a title
+        (``titled``; not joined summaries), its similarity to the title, which names the topic."""
+        from lsgtool.summarize.lexical import centrality
+
+        boost = LEXICAL_WEIGHT * centrality(sentences)
+        named = title_span(text) if titled else None
+        title = readable(text[named[0]:named[1]]) if named else ""
+        if title:
+            boost = boost + TITLE_WEIGHT * (embeddings @ self.embed_query(title))
+        return boost
+
     def spans(self, text: str, budget: int | None = None,
               units: list[tuple[int, int]] | None = None) -> tuple[list[tuple[int, int]], list[int]]:
         """Sentence spans (``units`` when given) and their tokens; a sentence longer than the ``budget`` (default:
@@ -150,7 +175,7 @@ class Extractive:
         encoded whole."""
         from lsgtool.summarize.windows import token_runs
 
-        spans = [(a, b) for a, b in (sentence_spans(text) if units is None else units) if text[a:b].strip()]
+        spans = [(a, b) for a, b in (prose_units(text) if units is None else units) if text[a:b].strip()]
         lengths = self.count([" ".join(text[a:b].split()) for a, b in spans])
         longest = max(1, min(self.budget if budget is None else budget, self.room))
         if all(n <= longest for n in lengths):
@@ -185,11 +210,13 @@ class Extractive:
             spans, lengths = spans[:len(groups[0])], lengths[:len(groups[0])]
             progress.note(f"truncated to the first {sum(lengths):,} of {total:,} tokens (one window of the encoder): "
                           f"{total - sum(lengths):,} dropped")
-        sentences = [" ".join(text[a:b].split()) for a, b in spans]
+        sentences = [readable(text[a:b]) for a, b in spans]  # the summary shows text, not markup
         firsts = paragraph_firsts(text, spans) if apart else frozenset()
         embeddings = self.embed(text, spans, lengths, progress, firsts)
         eligible = [MIN_WORDS <= len(s.split()) <= MAX_WORDS for s in sentences]
-        picked = self.pick(embeddings, lengths, eligible, budget, count, query)
+        # with a question, what the reader asked is the topic: the document's own (title, shared words) is not
+        boost = self.document_boost(text, sentences, embeddings, titled=units is None) if query is None else None
+        picked = self.pick(embeddings, lengths, eligible, budget, count, query, boost)
         texts = [sentences[i] for i in picked]
         relevance = None if query is None else float((embeddings @ query).max())
         return Picked(" ".join(texts), total, len(sentences), picked, time.perf_counter() - start,
@@ -226,3 +253,9 @@ def load_extractive(source="minilm", window: int = 4096, budget: int = 256, devi
                                      sparsity_type="norm", num_global_tokens=1, tokenizer=tokenizer)
     tokenizer.model_max_length = window
     return Extractive(encoder.to(device), tokenizer, source.name, window, budget, diversity)
+
+
+def prose_units(text: str) -> list[tuple[int, int]]:
+    """The sentences a summary picks from: those of the text's prose (``documents.prose``: no headings, code or
+    tables), or every sentence of a text that has no prose at all."""
+    return prose_sentences(text) or list(sentence_spans(text))

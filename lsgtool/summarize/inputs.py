@@ -38,9 +38,10 @@ def _stem(path: Path, taken: set[str]) -> str:
     return stem
 
 
-def files(inputs: list[str]) -> list[Job]:
-    """Jobs for paths, folders and ``-``; a missing path or a folder without supported files is a usage error."""
-    jobs, taken = [], set()
+def files(inputs: list[str], references: Path | None = None) -> list[Job]:
+    """Jobs for paths, folders and ``-``; a missing path or a folder without supported files is a usage error.
+    ``references``: the folder of their reference summaries (``reference_path``); none found is a usage error."""
+    jobs, taken, placed = [], set(), []  # placed: (input, its path inside the folder given, or its name)
     for given in inputs:
         if given == "-":
             jobs.append(Job("-", _stem(Path("stdin"), taken), functools.cache(lambda: read("-"))))  # read once
@@ -51,12 +52,46 @@ def files(inputs: list[str]) -> list[Job]:
             if not found:
                 raise UsageError(f"folder '{path}' holds no .txt, .md, .pdf or .epub file.",
                                  "pass files, or a folder with some in it.")
-            jobs += [Job(str(p), _stem(p, taken), lambda p=p: read(p)) for p in found]
+            placed += [(str(p), p.relative_to(path)) for p in found]
+            jobs += [_job(p, p.relative_to(path), _stem(p, taken), references) for p in found]
         elif path.is_file():
-            jobs.append(Job(str(path), _stem(path, taken), lambda p=path: read(p)))
+            placed.append((str(path), Path(path.name)))
+            jobs.append(_job(path, Path(path.name), _stem(path, taken), references))
         else:
             raise UsageError(f"no such file or folder: '{given}'.", "check the path; `-` reads standard input.")
+    wanted = [reference_path(references, inside) for _, inside in placed] if references is not None else []
+    if wanted and not any(where.is_file() for where in wanted):
+        raise UsageError(f"--references {references} holds a reference for none of the inputs (looked for "
+                         f"{wanted[0]}{', ...' if len(wanted) > 1 else ''}).",
+                         "name each reference after its input with the suffix .ref: report.md -> report.ref.")
     return jobs
+
+
+def reference_path(references: Path, inside: Path) -> Path:
+    """Where the reference summary of input ``inside`` (its path inside the folder given, or its name) is: the same
+    path under ``references`` with the suffix ``.ref`` in place of a document suffix (``notes/a.md`` ->
+    ``notes/a.ref``; ``Apache-2.0`` -> ``Apache-2.0.ref``)."""
+    base = inside.stem if supported(inside) else inside.name
+    return references / inside.parent / f"{base}.ref"
+
+
+def _job(path: Path, inside: Path, stem: str, references: Path | None) -> Job:
+    """The job of one input file; with ``references``, its document carries its reference summary, or a note
+    that it has none (it is summarised, not scored)."""
+    if references is None:
+        return Job(str(path), stem, lambda: read(path))
+    where = reference_path(references, inside)
+
+    def with_reference() -> Document:
+        document = read(path)
+        if where.is_file():
+            text = where.read_text(encoding="utf-8", errors="replace").strip()
+            document.reference = text or None
+        if not document.reference:
+            document.notes.append(f"no reference summary at {where} (--references): this summary is not scored")
+        return document
+
+    return Job(str(path), stem, with_reference)
 
 
 def _column(names: list[str], wanted: str | None, defaults: tuple[str, ...], what: str, flag: str) -> str | None:

@@ -50,6 +50,7 @@ class SummarizeOptions:
     batch_size: int = 1
     by_length: bool = True  # with batch_size > 1: inputs generated together grouped by length (False: input order)
     rouge: bool = False
+    references: Path | None = None  # a folder of NAME.ref reference summaries for input files (--rouge on them)
     stemmer: bool = True
     trust_checkpoint: bool = False
     config_from: Path | None = None
@@ -87,7 +88,8 @@ class SummarizeResult:
         return {"inputs": self.inputs, "done": len(self.records) - self.outcome.skipped,
                 "skipped": self.outcome.skipped,
                 "failed": [{"input": n, "error": e} for n, e in self.outcome.failures], "method": self.method,
-                "model": self.model, "why": self.why, "rouge": self.mean_rouge(), "bertscore": self.bertscore,
+                "model": self.model, "why": self.why, "rouge": self.mean_rouge(),
+                "scored": sum(1 for r in self.records if "rouge" in r), "bertscore": self.bertscore,
                 "outputs": sorted({r.get("output") for r in self.records if r.get("output")}),
                 "folder": str(self.outputs.folder) if self.outputs else None, "batches": self.batches,
                 "records": self.records if with_records else None}
@@ -144,9 +146,17 @@ def _check(options: SummarizeOptions) -> None:
     if unused:
         raise UsageError(f"{unused[0]}.", "leave it out with --method extractive, or drop --method extractive for "
                                           "an abstractive summary with a sequence-to-sequence --model.")
-    if options.rouge and options.dataset is None:
-        raise UsageError("--rouge scores summaries against references, and only a --dataset has them (its summary "
-                         "column).", "pass --dataset with a summary column, or leave --rouge out.")
+    if options.references is not None and options.dataset is not None:
+        raise UsageError(f"--references {options.references} is for input files: a --dataset's references are its "
+                         "summary column.", "pass --summary-column with --dataset, or input files with --references.")
+    if options.references is not None and not options.references.is_dir():
+        raise UsageError(f"--references {options.references} is not a folder.",
+                         "pass the folder that holds NAME.ref for each input NAME.md / NAME.txt (it may be the "
+                         "inputs' own folder).")
+    if options.rouge and options.dataset is None and options.references is None:
+        raise UsageError("--rouge scores summaries against references: a --dataset's summary column, or "
+                         "--references for input files.", "pass --dataset with a summary column or --references "
+                                                          "FOLDER, or leave --rouge out.")
 
 
 def _jobs(options: SummarizeOptions):
@@ -154,7 +164,7 @@ def _jobs(options: SummarizeOptions):
 
     if options.dataset:
         return dataset(options.dataset, options.split, options.text_column, options.summary_column, options.limit)
-    return files(options.inputs)
+    return files(options.inputs, options.references)
 
 
 def _outputs(jobs, options: SummarizeOptions):

