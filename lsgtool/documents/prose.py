@@ -42,12 +42,16 @@ def _lines(text: str) -> Iterator[tuple[int, int, str]]:
         start += len(line)
 
 
+def is_transcript(text: str) -> bool:
+    """Whether most of ``text``'s lines are turns (``Speaker: words``): a meeting or interview transcript."""
+    filled = [line for _, _, line in _lines(text) if line.strip()]
+    return len(filled) >= 4 and sum(1 for line in filled if TURN.match(line)) >= TRANSCRIPT * len(filled)
+
+
 def blocks(text: str) -> list[tuple[int, int]]:
     """(start, end) of each block of prose (see the module docstring), in order."""
     lines = list(_lines(text))
-    filled = [line for line in lines if line[2].strip()]
-    turns = sum(1 for line in filled if TURN.match(line[2]))
-    transcript = len(filled) >= 4 and turns >= TRANSCRIPT * len(filled)
+    transcript = is_transcript(text)
     found: list[tuple[int, int]] = []
     current: list[int] = []  # start and end of the block being read
 

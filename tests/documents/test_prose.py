@@ -99,3 +99,11 @@ def test_title_is_a_heading_or_a_short_line_standing_alone(text, title):
 
     span = title_span(text)
     assert (text[span[0]:span[1]] if span else None) == title
+
+
+def test_a_transcript_is_told_from_prose_with_a_few_colons():
+    from lsgtool.documents.prose import is_transcript
+
+    turns = "Grad C: Yes.\nPhD D: It didn't move.\nGrad C: Channel three?\nProfessor: Let us begin.\n"
+    assert is_transcript(turns)
+    assert not is_transcript("Note: this is prose.\nIt goes on here.\nAnd here.\nWarning: one more line.\nEnd.\n")
