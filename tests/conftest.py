@@ -165,6 +165,19 @@ def models(tmp_path_factory):
 
 
 @pytest.fixture
+def docs(tmp_path, text):
+    """``docs(n)``: a folder ``docs`` of ``n`` small text files (doc0.txt, ...) of growing length."""
+    def make(n: int = 2):
+        folder = tmp_path / "docs"
+        folder.mkdir()
+        for i in range(n):
+            (folder / f"doc{i}.txt").write_text(text(1 + i))
+        return folder
+
+    return make
+
+
+@pytest.fixture
 def text():
     return paragraphs
 

@@ -13,18 +13,10 @@ GEN = ["--max-new-tokens", "4", "--num-beams", "1"]
 DATA = Path(__file__).parent.parent / "data"
 
 
-def _docs(tmp_path, text, n=2):
-    folder = tmp_path / "docs"
-    folder.mkdir()
-    for i in range(n):
-        (folder / f"doc{i}.txt").write_text(text(1 + i))
-    return folder
-
-
-def test_resume_redoes_what_a_retrained_model_would_write_differently(runner, app, models, tmp_path, text):
+def test_resume_redoes_what_a_retrained_model_would_write_differently(runner, app, models, docs, tmp_path, text):
     model = tmp_path / "bart"
     shutil.copytree(models / "bart", model)
-    folder, out = _docs(tmp_path, text), tmp_path / "out"
+    folder, out = docs(), tmp_path / "out"
     args = ["summarize", str(folder), "--model", str(model), *GEN, "--out", str(out), "--json"]
     assert json.loads(runner.invoke(app, args).stdout)["done"] == 2
     assert json.loads(runner.invoke(app, [*args, "--resume"]).stdout)["skipped"] == 2  # nothing changed: skipped
@@ -38,11 +30,11 @@ def test_resume_redoes_what_a_retrained_model_would_write_differently(runner, ap
     assert other_dtype["done"] == 2  # another dtype is other arithmetic: redone, not reused
 
 
-def test_a_kill_between_record_and_output_leaves_a_file_the_next_run_may_replace(runner, app, models, tmp_path, text,
+def test_a_kill_between_record_and_output_leaves_a_file_the_next_run_may_replace(runner, app, models, docs, tmp_path, text,
                                                                                monkeypatch):
     from lsgtool.summarize import batch
 
-    folder, out = _docs(tmp_path, text, n=1), tmp_path / "out"
+    folder, out = docs(n=1), tmp_path / "out"
     args = ["summarize", str(folder / "doc0.txt"), str(folder / "doc0.txt"), "--model", str(models / "bart-lsg"),
             *GEN, "--out", str(out), "--json"]
     writes = []

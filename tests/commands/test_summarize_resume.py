@@ -14,14 +14,6 @@ GEN = ["--max-new-tokens", "4", "--num-beams", "1"]
 STAMP = 1_600_000_000  # one modification time for every file (touch -d, tar --mtime, Nix, reproducible images)
 
 
-def _docs(tmp_path, text, n=2):
-    folder = tmp_path / "docs"
-    folder.mkdir()
-    for i in range(n):
-        (folder / f"doc{i}.txt").write_text(text(1 + i))
-    return folder
-
-
 def _json(result):
     assert result.exit_code == 0, result.output
     return json.loads(result.stdout)
@@ -37,14 +29,14 @@ def loads(monkeypatch):
     return calls
 
 
-def test_a_retrained_model_with_the_old_files_times_is_redone(runner, app, models, tmp_path, text):  # issue 29, item 1
+def test_a_retrained_model_with_the_old_files_times_is_redone(runner, app, models, docs, tmp_path, text):  # issue 29, item 1
     model, retrained = tmp_path / "bart", tmp_path / "retrained"
     shutil.copytree(models / "bart", model)
     torch.manual_seed(1)
     T.BartForConditionalGeneration(T.BartConfig.from_pretrained(model)).save_pretrained(retrained)
     for path in [*model.iterdir(), *retrained.iterdir()]:
         os.utime(path, (STAMP, STAMP))
-    args = ["summarize", str(_docs(tmp_path, text)), "--model", str(model), *GEN, "--out", str(tmp_path / "out"),
+    args = ["summarize", str(docs()), "--model", str(model), *GEN, "--out", str(tmp_path / "out"),
             "--json"]
     assert _json(runner.invoke(app, args))["done"] == 2
     shutil.copy2(retrained / "model.safetensors", model)  # `cp -p`: same name, size and time, other weights
@@ -52,9 +44,9 @@ def test_a_retrained_model_with_the_old_files_times_is_redone(runner, app, model
     assert again["done"] == 2 and again["skipped"] == 0
 
 
-def test_resume_with_every_input_finished_loads_no_model(runner, app, models, tmp_path, text, loads):  # issue 29, 22a
+def test_resume_with_every_input_finished_loads_no_model(runner, app, models, docs, tmp_path, text, loads):  # issue 29, 22a
     out = tmp_path / "out"
-    args = ["summarize", str(_docs(tmp_path, text)), "--model", str(models / "bart-lsg"), *GEN, "--out", str(out),
+    args = ["summarize", str(docs()), "--model", str(models / "bart-lsg"), *GEN, "--out", str(out),
             "--json"]
     first = _json(runner.invoke(app, args))
     assert first["done"] == 2 and len(loads) == 1
