@@ -36,7 +36,7 @@ class Format(str, Enum):
 
 def summarize_command(
     inputs: Annotated[Optional[list[str]], typer.Argument(
-        metavar="INPUT", help="Files (.txt, .md, .pdf, .epub), folders (every such file in them) or - for standard input.",
+        metavar="INPUT", help="Files (.txt, .md, .vtt, .srt, .pdf, .epub), folders (every such file in them) or - for standard input.",
         show_default=False)] = None,
     model: Annotated[Optional[str], typer.Option(
         help="Summariser: a preset, folder, Hub id or LOCOST .ckpt (`lsgtool plugins` lists presets).",
@@ -72,6 +72,8 @@ def summarize_command(
     max_input_tokens: Annotated[Optional[int], typer.Option(
         help="Tokens one pass may take (lower than the model's limit).", min=1,
         show_default="the model's limit")] = None,
+    transcript: Annotated[Optional[bool], typer.Option("--transcript/--no-transcript", help="Read text as a transcript "
+        "(`Speaker: words` turns) or prose; .vtt/.srt are captions.", show_default="detected")] = None,
     per_chapter: Annotated[bool, typer.Option("--per-chapter", help="A summary per chapter (EPUB spine, headings), "
                                                                       "then of the book from them.")] = False,
     device: Annotated[Device, typer.Option(help="cpu or cuda.")] = Device.cpu,
@@ -130,7 +132,7 @@ def summarize_command(
         overwrite=overwrite, sources=sources, focus=focus, length=length, sentences=sentences, dataset=dataset,
         split=split, text_column=text_column, summary_column=summary_column,
         limit=limit, batch_size=batch_size, rouge=rouge or references is not None, references=references, stemmer=stemmer, trust_checkpoint=trust_checkpoint,
-        config_from=config_from, stream=not as_json, json=as_json)
+        config_from=config_from, stream=not as_json, json=as_json, transcript=transcript)
     result = run(options, Progress() if as_json else RichProgress(stream=True))
     together(lambda: _report(result, options.fmt, as_json) if result.outcome.main else None)  # the first one reports
 
@@ -141,7 +143,7 @@ def _ask_for_input(as_json: bool) -> list[str] | None:
 
     if not interactive(as_json):
         return None
-    return [choose("Which document should be summarised? (.txt, .md, .pdf, .epub, a folder)", document_choices())]
+    return [choose("Which document should be summarised? (.txt, .md, .vtt, .srt, .pdf, .epub, a folder)", document_choices())]
 
 
 def _report(result, fmt: str | None, as_json: bool) -> None:

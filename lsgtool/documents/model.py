@@ -45,12 +45,14 @@ class Place:
     page: int | None = None  # PDF page (1-based, as a viewer counts)
     line: int | None = None  # line of a text or Markdown file (1-based)
     paragraph: int | None = None  # paragraph within its chapter (1-based)
+    speaker: str | None = None  # in a transcript or caption file: who said it
+    time: str | None = None  # and when ("00:12:31"), where the file says
 
 
 @dataclass
 class Document:
     name: str  # the path as given, "-" for standard input, or "<dataset>[i]"
-    kind: str  # text, markdown, pdf, epub, stdin, dataset
+    kind: str  # text, markdown, captions, pdf, epub, stdin, dataset
     chapters: list[Chapter]
     digest: str  # sha256 of the bytes the text came from
     title: str | None = None
@@ -60,6 +62,7 @@ class Document:
     # between them); None for PDF, EPUB and dataset rows, whose text is their chapters joined by blank lines.
     source: str | None = None
     pages: list[int] = field(default_factory=list)  # PDF: offset in ``text`` where page i + 1 begins
+    transcript: bool | None = None  # the reader's say (--transcript/--no-transcript); None: detected (``reading``)
 
     def __post_init__(self) -> None:
         if self.source is None:
@@ -87,6 +90,24 @@ class Document:
         """Offsets in ``source`` where a line begins after the first (a book's sources are many lookups)."""
         return [match.end() for match in re.finditer("\n", self.source or "")]
 
+    @cached_property
+    def reading(self) -> str:
+        """How the text is read (``documents.prose.reading``): captions, transcript or prose."""
+        from lsgtool.documents.prose import reading
+
+        return reading(self.text, self.transcript)
+
+    @cached_property
+    def _turns(self) -> tuple:
+        """The turns of a transcript or caption file (``documents.prose.turns``), none for other text."""
+        from lsgtool.documents.prose import turns
+
+        return turns(self.text, self.transcript) if self.reading != "prose" else ()
+
+    @cached_property
+    def _turn_starts(self) -> list[int]:
+        return [turn.start for turn in self._turns]
+
     def place(self, offset: int) -> Place:
         """The chapter (and page, line or paragraph) the character at ``offset`` of ``text`` is in."""
         i = max(bisect.bisect_right(self._chapter_starts, offset) - 1, 0)
@@ -98,4 +119,7 @@ class Document:
             found.line = bisect.bisect_right(self._line_starts, offset) + 1
         elif not self.pages:
             found.title, found.paragraph = chapter.paragraph(offset - chapter.start)
+        if self._turns:
+            turn = self._turns[max(bisect.bisect_right(self._turn_starts, offset) - 1, 0)]
+            found.speaker, found.time = turn.speaker, turn.time(offset)
         return found

@@ -11,11 +11,21 @@ not a line of a code block, not Markdown or reStructuredText markup. Two things 
 - ``readable(span_text)``: a sentence as the summary writes it: inline markup removed (emphasis, inline code,
   links and images, footnote markers, reStructuredText roles and literals), list and quote markers dropped,
   whitespace collapsed. The sentence's source is still its exact span in the text.
+
+Spoken text is read as what it is (``turns``): a transcript (most lines ``Speaker: words``, an optional
+``[00:12:31]`` before the speaker) or a caption file (WebVTT, SubRip: cues with timings, the speaker in a
+``<v Name>`` tag or a ``Name:`` label). Its units are the sentences of its turns (one speaker's consecutive lines
+or cues, merged), the speaker a label outside them; a sentence split across cues spans the timing lines between,
+which ``readable(..., spoken=True)`` leaves out, with fillers ("uh", "um"), stutters and repeated words.
+``substance`` counts a sentence's content words: a back-channel ("Yeah. Okay.") has none.
 """
 
 from __future__ import annotations
 
+import bisect
 import re
+from dataclasses import dataclass
+from functools import lru_cache
 from typing import Iterator
 
 FENCE = re.compile(r" {0,3}(`{3,}|~{3,})")
@@ -29,8 +39,12 @@ HTML = re.compile(r"\s*</?[A-Za-z!][^>]*>\s*$")
 ITEM = re.compile(r"\s*(?:[-*+•]|\(?\d{1,3}[.)]|\(?[a-z][.)])\s+")
 QUOTE = re.compile(r"\s*>")
 DIRECTIVE = re.compile(r"\s*\.\. ")  # reStructuredText: .. note::, .. code-block::
-TURN = re.compile(r"[A-Z][\w.'’ -]{0,40}:\s+\S")  # a transcript's "Speaker: words"
+STAMP = r"\[?((?:\d{1,2}:)?\d{1,2}:\d{2})(?:[.,]\d+)?\]?"  # a time said before a turn: [00:12:31], 12:31
+TURN = re.compile(rf"\s*(?:{STAMP}\s+)?([A-Z][\w.'’ -]{{0,40}}?)\s*(?:\({STAMP}\))?:\s+(?=\S)")  # "Speaker: words"
 TRANSCRIPT = 0.5  # the share of a text's lines that must be turns for each line to be read as one
+CUE_TIME = re.compile(r"\s*((?:\d{1,2}:)?\d{1,2}:\d{2})[.,]\d{3}\s+-->\s+(?:\d{1,2}:)?\d{1,2}:\d{2}[.,]\d{3}")
+VOICE = re.compile(r"<v(?:\.[\w.-]+)*\s+([^>]+)>")
+TAG = re.compile(r"</?[a-z][^>]*>|\{\\[^}]*\}")  # caption styling: <i>, </v>, <c.yellow>, {\an8}
 
 
 def _lines(text: str) -> Iterator[tuple[int, int, str]]:
@@ -48,10 +62,124 @@ def is_transcript(text: str) -> bool:
     return len(filled) >= 4 and sum(1 for line in filled if TURN.match(line)) >= TRANSCRIPT * len(filled)
 
 
-def blocks(text: str) -> list[tuple[int, int]]:
-    """(start, end) of each block of prose (see the module docstring), in order."""
+@dataclass(frozen=True)
+class Turn:
+    """One speaker's consecutive words: ``pieces`` (start, end) in the text, labels and timings left out, each
+    with the time it was said when the file gives one (a cue's start, a time before the speaker's name)."""
+
+    pieces: tuple[tuple[int, int], ...]
+    speaker: str | None
+    times: tuple[str | None, ...]
+
+    @property
+    def start(self) -> int:
+        return self.pieces[0][0]
+
+    @property
+    def end(self) -> int:
+        return self.pieces[-1][1]
+
+    def time(self, offset: int) -> str | None:
+        """When the words at ``offset`` were said: the time of the last timed piece that begins at or before it."""
+        found = None
+        for (a, _), time in zip(self.pieces, self.times):
+            if a > offset and found is not None:
+                break
+            found = time or found
+        return found
+
+
+def is_captions(text: str) -> bool:
+    """Whether ``text`` is a WebVTT or SubRip file (cues with ``-->`` timings)."""
+    head = text.lstrip("\ufeff \t\r\n")[:300]
+    if head.startswith("WEBVTT"):
+        return True
+    first = [line for line in head.splitlines() if line.strip()][:2]
+    return len(first) == 2 and first[0].strip().isdigit() and CUE_TIME.match(first[1]) is not None
+
+
+def _hms(time: str) -> str:
+    """``12:31`` or ``0:12:31`` as ``00:12:31``."""
+    parts = [int(p) for p in time.split(":")]
+    parts = [0] * (3 - len(parts)) + parts
+    return f"{parts[0]:02d}:{parts[1]:02d}:{parts[2]:02d}"
+
+
+def _cues(text: str) -> Iterator[tuple[int, int, str | None, str]]:
+    """(start, end, speaker, time) of each caption cue's words (one line of a cue at a time)."""
+    time: str | None = None
+    speaker: str | None = None
+    for start, end, line in _lines(text):
+        timing = CUE_TIME.match(line)
+        if timing:
+            time, speaker = _hms(timing.group(1)), None
+            continue
+        if time is None or not line.strip():  # the header, a NOTE or STYLE block; the blank line ending a cue
+            time = None if not line.strip() else time
+            continue
+        voice = VOICE.match(line.strip())
+        label = TURN.match(line)
+        skip = len(line) - len(line.lstrip())
+        if voice:
+            speaker, skip = voice.group(1).strip(), skip + voice.end()
+        elif label:
+            speaker, skip = label.group(2).strip(), label.end()
+        body = TAG.sub(lambda m: " " * len(m.group()), line[skip:])  # same length: offsets stay
+        if body.strip():
+            a = skip + len(body) - len(body.lstrip())
+            yield start + a, start + len(body.rstrip()) + skip, speaker, time
+
+
+def _spoken_lines(text: str) -> Iterator[tuple[int, int, str | None, str | None]]:
+    """(start, end, speaker, time) of each turn line's words in a transcript (a line that is not a turn goes on
+    the turn before it)."""
+    for start, end, line in _lines(text):
+        if not line.strip():
+            continue
+        label = TURN.match(line)
+        if label:
+            yield start + label.end(), end, label.group(2).strip(), label.group(1) or label.group(3)
+        else:
+            yield start + len(line) - len(line.lstrip()), end, None, None
+
+
+def reading(text: str, transcript: bool | None = None) -> str:
+    """How ``text`` is read: ``captions`` (a WebVTT or SubRip file, by its format), ``transcript`` or ``prose``;
+    ``transcript``: the reader's say (``--transcript``/``--no-transcript``), None: detected (``is_transcript``)."""
+    if is_captions(text):
+        return "captions"
+    return "transcript" if (is_transcript(text) if transcript is None else transcript) else "prose"
+
+
+@lru_cache(maxsize=8)
+def turns(text: str, transcript: bool | None = None) -> tuple[Turn, ...]:
+    """The turns of a transcript or caption file (``reading``), in order; none for any other text. A piece
+    without a speaker goes on the turn before it; consecutive pieces of one speaker are one turn."""
+    how = reading(text, transcript)
+    if how == "captions":
+        pieces = list(_cues(text))
+    elif how == "transcript":
+        pieces = list(_spoken_lines(text))
+    else:
+        return ()
+    found: list[Turn] = []
+    for start, end, speaker, time in pieces:
+        time = time and _hms(time)
+        if found and (speaker is None or speaker == found[-1].speaker):
+            last = found[-1]
+            found[-1] = Turn(last.pieces + ((start, end),), last.speaker, last.times + (time,))
+        else:
+            found.append(Turn(((start, end),), speaker, (time,)))
+    return tuple(found)
+
+
+def blocks(text: str, transcript: bool | None = None) -> list[tuple[int, int]]:
+    """(start, end) of each block of prose (see the module docstring), in order; in spoken text, its turns
+    (``transcript``: as ``turns`` takes it)."""
+    spoken = turns(text, transcript)
+    if spoken:
+        return [(turn.start, turn.end) for turn in spoken]
     lines = list(_lines(text))
-    transcript = is_transcript(text)
     found: list[tuple[int, int]] = []
     current: list[int] = []  # start and end of the block being read
 
@@ -91,7 +219,7 @@ def blocks(text: str) -> list[tuple[int, int]]:
             blank_before = False
             continue
         item = ITEM.match(line) or QUOTE.match(line)
-        if item or transcript:
+        if item:
             close()
             in_item = bool(item) or (in_item and indented)
         elif blank_before and not indented:
@@ -105,11 +233,30 @@ def blocks(text: str) -> list[tuple[int, int]]:
     return [(a, b) for a, b in found if text[a:b].strip()]
 
 
-def prose_sentences(text: str) -> list[tuple[int, int]]:
-    """The spans of the sentences of ``text``'s prose blocks, in order."""
+def prose_sentences(text: str, transcript: bool | None = None) -> list[tuple[int, int]]:
+    """The spans of the sentences of ``text``'s prose blocks, in order (in spoken text, of its turns: a sentence
+    may go on over a line or cue, and spans the label or timing between)."""
     from lsgtool.documents.sentences import sentence_spans
 
-    return [span for a, b in blocks(text) for span in sentence_spans(text, a, b)]
+    spoken = turns(text, transcript)
+    if not spoken:
+        return [span for a, b in blocks(text, False) for span in sentence_spans(text, a, b)]
+    found = []
+    for turn in spoken:  # split the turn's words joined by spaces, then map back to the text
+        joined, at = [], []  # at: (offset in the joined text, offset in the text) where each piece begins
+        offset = 0
+        for a, b in turn.pieces:
+            at.append((offset, a))
+            joined.append(text[a:b])
+            offset += b - a + 1
+        starts = [o for o, _ in at]
+
+        def back(position: int, end: bool = False) -> int:  # a sentence's end maps back to its own piece
+            i = bisect.bisect_right(starts, position - (1 if end else 0)) - 1
+            return at[i][1] + position - at[i][0]
+
+        found += [(back(a), back(b, end=True)) for a, b in sentence_spans(" ".join(joined))]
+    return found
 
 
 INLINE = [
@@ -129,23 +276,73 @@ INLINE = [
 MARKER = re.compile(r"^\s*(?:>\s*)*(?:(?:[-*+•]|\(?\d{1,3}[.)]|\(?[a-z][.)])\s+)?")
 
 
-def readable(span: str) -> str:
-    """``span`` (a sentence's text) as a summary shows it: markup removed, whitespace collapsed."""
+def readable(span: str, spoken: bool = False) -> str:
+    """``span`` (a sentence's text) as a summary shows it: markup removed, whitespace collapsed. ``spoken``: a
+    sentence of a transcript or captions: the labels, cue numbers and timings inside it, caption tags, fillers
+    and repeated words left out."""
+    if spoken:
+        return _spoken(span)
     text = " ".join(MARKER.sub("", line) for line in span.splitlines())
     for pattern, replacement in INLINE:
         text = pattern.sub(replacement, text)
     return " ".join(text.split())
 
 
+FILLERS = frozenset("uh um uhm umm uh-huh mm-hmm mhm mm hmm hm er erm ah eh".split())
+# words that carry nothing on their own in speech: back-channels and the commonest function words
+EMPTY = FILLERS | frozenset(
+    """yeah yes yep no nope okay ok right so well oh like just sure alright all actually really you know i mean
+    the a an and or but if then that this it it's is are was were be been to of in on at for with as by i we you
+    he she they me us them my our your what which who there here that's there's i'm we're you're they're don't
+    do does did not can can't could would should will going gonna think thing things kind sort get got
+    have has had very much some something maybe also now because about up out one two""".split())
+WORD = re.compile(r"[\w'’-]+")
+# real words a stutter could be mistaken for ("a", "I", "in" before a word they begin)
+SHORT_WORDS = frozenset("a an i in on at is it as be by do go he me my no of or so to up us we".split())
+
+
+def _spoken(span: str) -> str:
+    kept = []
+    for line in span.splitlines():
+        if CUE_TIME.match(line) or line.strip().isdigit():  # a cue's timing or number between two of its pieces
+            continue
+        label = TURN.match(line) if kept else None  # a label inside the span: a line after the first
+        voice = VOICE.match(line.strip())
+        line = line[label.end():] if label else line[line.index("<v") + voice.end():] if voice else line
+        kept.append(TAG.sub("", line))
+    words = []
+    for word in " ".join(kept).split():
+        bare = word.strip(",.;:!?\"'()[]…-").lower()
+        if bare in FILLERS:
+            if words and word[-1] in ".?!" and words[-1][-1] not in ".?!,;:":
+                words[-1] += word[-1]  # "it um." keeps the full stop
+            continue
+        last = words[-1].strip(",.;:!?\"'()[]…-").lower() if words else ""
+        if bare and bare == last and words[-1][-1] not in ".?!":  # "it's it's" (not across a sentence end)
+            words[-1] = word
+            continue
+        if last and len(last) <= 2 and last not in SHORT_WORDS and bare.startswith(last) and bare != last:
+            words[-1] = word  # a stutter: "b build"
+            continue
+        words.append(word)
+    text = " ".join(words).strip(" ,;-")
+    return text[:1].upper() + text[1:] if text else text
+
+
+def substance(sentence: str) -> int:
+    """How many of ``sentence``'s words carry content (not fillers, back-channels or function words)."""
+    return sum(1 for word in WORD.findall(sentence.lower()) if word not in EMPTY and not word.isdigit())
+
+
 TITLE_WORDS = 15  # a first line longer than this is prose, not a title
 
 
-def title_span(text: str) -> tuple[int, int] | None:
+def title_span(text: str, transcript: bool | None = None) -> tuple[int, int] | None:
     """Where the document's title is: its first Markdown heading (``# ...``, or a line underlined with ``===``)
     when the text begins with one, else its first line when that line stands alone (a blank line after it), is
     short and does not end a sentence (``CULTURAL EXCHANGE``); None when it has none (a transcript, prose)."""
     lines = [line for line in _lines(text) if line[2].strip()][:2]
-    if not lines:
+    if not lines or turns(text, transcript):
         return None
     start, end, line = lines[0]
     if ATX.match(line):

@@ -5,43 +5,48 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
-from lsgtool.documents.model import Document, DocumentError
+from lsgtool.documents.model import Chapter, Document, DocumentError
+from lsgtool.documents.prose import is_captions
 from lsgtool.documents.text import chapters, decode
 
-SUFFIXES = (".txt", ".md", ".markdown", ".text", ".pdf", ".epub")
+SUFFIXES = (".txt", ".md", ".markdown", ".text", ".vtt", ".srt", ".pdf", ".epub")
 
 
 def supported(path: Path) -> bool:
     return path.suffix.lower() in SUFFIXES
 
 
-def read_bytes(data: bytes, name: str, suffix: str = "") -> Document:
-    """A document from bytes: PDF and EPUB by their signature, else UTF-8 text (Markdown by its suffix)."""
+def read_bytes(data: bytes, name: str, suffix: str = "", transcript: bool | None = None) -> Document:
+    """A document from bytes: PDF and EPUB by their signature, else UTF-8 text (Markdown by its suffix, captions
+    by their format); ``transcript``: read its text as a transcript (True) or prose (False), None: detected."""
     digest = hashlib.sha256(data).hexdigest()
     suffix = suffix.lower()
     if data.startswith(b"%PDF") or suffix == ".pdf":
         from lsgtool.documents.pdf import read_pdf
 
         found, title, notes, pages = read_pdf(data, name)
-        return Document(name, "pdf", found, digest, title, notes, pages=pages)
+        return Document(name, "pdf", found, digest, title, notes, pages=pages, transcript=transcript)
     if (data.startswith(b"PK") and b"application/epub+zip" in data[:200]) or suffix == ".epub":
         from lsgtool.documents.epub import read_epub
 
         found, title, notes = read_epub(data, name)
-        return Document(name, "epub", found, digest, title, notes)
+        return Document(name, "epub", found, digest, title, notes, transcript=transcript)
     text = decode(data, name)
+    if suffix in (".vtt", ".srt") or is_captions(text):  # WebVTT, SubRip: cues, read as turns (documents.prose)
+        return Document(name, "captions", [Chapter(None, text)], digest, source=text, transcript=transcript)
     markdown = suffix in (".md", ".markdown")
     kind = "stdin" if name == "-" else "markdown" if markdown else "text"
     found = chapters(text, markdown=markdown or text.lstrip().startswith("# "))
-    return Document(name, kind, found, digest, source=text)
+    return Document(name, kind, found, digest, source=text, transcript=transcript)
 
 
-def read(path: str | Path) -> Document:
-    """Read a file (``-``: standard input); a missing, unreadable or text-less file raises DocumentError."""
+def read(path: str | Path, transcript: bool | None = None) -> Document:
+    """Read a file (``-``: standard input); a missing, unreadable or text-less file raises DocumentError.
+    ``transcript``: as ``read_bytes`` takes it."""
     if str(path) == "-":
         import sys
 
-        return read_bytes(sys.stdin.buffer.read(), "-")
+        return read_bytes(sys.stdin.buffer.read(), "-", transcript=transcript)
     path = Path(path)
     if not path.exists():
         raise DocumentError(f"no such file: '{path}'.", "check the path (a folder reads every supported file in it).")
@@ -51,4 +56,4 @@ def read(path: str | Path) -> Document:
         data = path.read_bytes()
     except OSError as exc:
         raise DocumentError(f"cannot read '{path}': {exc.strerror or exc}.", "check its permissions.") from None
-    return read_bytes(data, str(path), path.suffix)
+    return read_bytes(data, str(path), path.suffix, transcript)

@@ -38,25 +38,26 @@ def _stem(path: Path, taken: set[str]) -> str:
     return stem
 
 
-def files(inputs: list[str], references: Path | None = None) -> list[Job]:
+def files(inputs: list[str], references: Path | None = None, transcript: bool | None = None) -> list[Job]:
     """Jobs for paths, folders and ``-``; a missing path or a folder without supported files is a usage error.
-    ``references``: the folder of their reference summaries (``reference_path``); none found is a usage error."""
+    ``references``: the folder of their reference summaries (``reference_path``); none found is a usage error.
+    ``transcript``: read each text as a transcript (True) or prose (False); None: detected."""
     jobs, taken, placed = [], set(), []  # placed: (input, its path inside the folder given, or its name)
     for given in inputs:
         if given == "-":
-            jobs.append(Job("-", _stem(Path("stdin"), taken), functools.cache(lambda: read("-"))))  # read once
+            jobs.append(Job("-", _stem(Path("stdin"), taken), functools.cache(lambda: read("-", transcript))))  # read once
             continue
         path = Path(given).expanduser()
         if path.is_dir():
             found = sorted(p for p in path.rglob("*") if p.is_file() and supported(p) and not p.name.startswith("."))
             if not found:
-                raise UsageError(f"folder '{path}' holds no .txt, .md, .pdf or .epub file.",
+                raise UsageError(f"folder '{path}' holds no .txt, .md, .vtt, .srt, .pdf or .epub file.",
                                  "pass files, or a folder with some in it.")
             placed += [(str(p), p.relative_to(path)) for p in found]
-            jobs += [_job(p, p.relative_to(path), _stem(p, taken), references) for p in found]
+            jobs += [_job(p, p.relative_to(path), _stem(p, taken), references, transcript) for p in found]
         elif path.is_file():
             placed.append((str(path), Path(path.name)))
-            jobs.append(_job(path, Path(path.name), _stem(path, taken), references))
+            jobs.append(_job(path, Path(path.name), _stem(path, taken), references, transcript))
         else:
             raise UsageError(f"no such file or folder: '{given}'.", "check the path; `-` reads standard input.")
     wanted = [reference_path(references, inside) for _, inside in placed] if references is not None else []
@@ -75,15 +76,15 @@ def reference_path(references: Path, inside: Path) -> Path:
     return references / inside.parent / f"{base}.ref"
 
 
-def _job(path: Path, inside: Path, stem: str, references: Path | None) -> Job:
+def _job(path: Path, inside: Path, stem: str, references: Path | None, transcript: bool | None = None) -> Job:
     """The job of one input file; with ``references``, its document carries its reference summary, or a note
     that it has none (it is summarised, not scored)."""
     if references is None:
-        return Job(str(path), stem, lambda: read(path))
+        return Job(str(path), stem, lambda: read(path, transcript))
     where = reference_path(references, inside)
 
     def with_reference() -> Document:
-        document = read(path)
+        document = read(path, transcript)
         if where.is_file():
             text = where.read_text(encoding="utf-8", errors="replace").strip()
             document.reference = text or None
@@ -134,8 +135,10 @@ def load_rows(name: str, split: str):
                          "(online, or cached).") from None
 
 
-def dataset(name: str, split: str, text_column: str | None, summary_column: str | None, limit: int | None) -> list[Job]:
-    """A job per row; the row's summary column becomes the document's reference."""
+def dataset(name: str, split: str, text_column: str | None, summary_column: str | None, limit: int | None,
+            transcript: bool | None = None) -> list[Job]:
+    """A job per row; the row's summary column becomes the document's reference (``transcript``: as in
+    ``files``)."""
     rows = load_rows(name, split)
     text = _column(rows.column_names, text_column, TEXT_COLUMNS, "text", "--text-column")
     summary = _column(rows.column_names, summary_column, SUMMARY_COLUMNS, "summary", "--summary-column")
@@ -154,6 +157,6 @@ def dataset(name: str, split: str, text_column: str | None, summary_column: str 
         reference = item[summary] if summary else None
         digest = hashlib.sha256(value.encode("utf-8")).hexdigest()
         return Document(f"{label}[{i}]", "dataset", [Chapter(None, value.strip())], digest,
-                        reference=reference if isinstance(reference, str) else None)
+                        reference=reference if isinstance(reference, str) else None, transcript=transcript)
 
     return [Job(f"{label}[{i}]", f"{Path(label).stem}-{i:06d}", lambda i=i: row(i)) for i in range(count)]

@@ -60,3 +60,18 @@ def centrality(sentences: list[str]) -> torch.Tensor:
     ranks[order] = torch.linspace(1.0, 0.0, n)
     return ranks
 
+
+PREFIX = 5  # words compared by their first letters (truncation stemming: "patents", "patent" and "patenting" agree)
+
+
+def _stems(text: str) -> set[str]:
+    return {w[:PREFIX] for w in map(str.lower, WORD.findall(text)) if w not in STOP and not w.isdigit()}
+
+
+def shared(question: str, sentences: list[str]) -> torch.Tensor:
+    """(sentences,) the share in [0, 1] of the question's content words (truncated to ``PREFIX`` letters) that each
+    sentence holds; all zero for a question that names nothing in them ("Describe the setting")."""
+    asked = _stems(question)
+    if not asked:
+        return torch.zeros(len(sentences))
+    return torch.tensor([len(asked & _stems(s)) / len(asked) for s in sentences], dtype=torch.float)

@@ -73,8 +73,8 @@ class DocumentSummary:
     def to_dict(self) -> dict[str, Any]:
         doc = self.document
         return {
-            "input": doc.name, "kind": doc.kind, "title": doc.title, "words": doc.words, "method": self.method,
-            "model": self.model, "summary": self.summary.text,
+            "input": doc.name, "kind": doc.kind, "reading": doc.reading, "title": doc.title, "words": doc.words,
+            "method": self.method, "model": self.model, "summary": self.summary.text,
             "input_tokens": self.total("input_tokens"), "encoded_tokens": self.total("encoded_tokens"),
             "dropped_tokens": self.total("dropped_tokens"),
             "route": self.summary.route, "windows": self.summary.windows, "levels": self.summary.levels,
@@ -191,13 +191,13 @@ def _generate(summarizer, text: str, ids: list[int] | None, segments: Segments |
 
 
 def _extractive(text: str, summarizer, overflow: str, progress: Progress, segments: Segments | None, ask: Ask,
-                reference: tuple[int, int] | None, apart: bool = False) -> Summary:
+                reference: tuple[int, int] | None, apart: bool = False, transcript: bool | None = None) -> Summary:
     length = ask.budget(summarizer, text, reference)
-    query = ask.focus.query if ask.focus is not None else None
+    query, question = (ask.focus.query, ask.focus.question) if ask.focus is not None else (None, None)
     budget = None if length is None or length.sentences else length.tokens
     units = segments.spans if apart and segments is not None else None  # the summaries' own picks
     picked = summarizer.summarize(text, progress, overflow, budget, length.sentences if length else None, query, apart,
-                                  units)
+                                  units, transcript, question)
     return Summary(picked.text, "extractive", picked.input_tokens, picked.encoded_tokens,
                    picked.input_tokens - picked.encoded_tokens, [picked.windows] if picked.windows > 1 else [],
                    seconds=picked.seconds, length=length and length.to_dict(),
@@ -211,7 +211,8 @@ class Passage:
     has them already; ``segments``, its sentences and their sources, to trace each summary sentence to (None: no
     sources); ``reference``, (tokens, words) a length share is of, when not of the text; ``offset``, where it
     begins in the document's text (the focus reports the windows it read there); ``apart``, its paragraphs are
-    separate summaries (a book's chapters'), each read on its own by the sentence encoder."""
+    separate summaries (a book's chapters'), each read on its own by the sentence encoder; ``transcript``: read as
+    a transcript (True) or prose (False), None: detected (``documents.prose.reading``)."""
 
     text: str
     ids: list[int] | None = None
@@ -219,6 +220,7 @@ class Passage:
     reference: tuple[int, int] | None = None
     offset: int = 0
     apart: bool = False
+    transcript: bool | None = None
 
 
 def summarize_text(passage: Passage | str, summarizer, overflow: str = "auto", progress: Progress | None = None,
@@ -233,7 +235,7 @@ def summarize_text(passage: Passage | str, summarizer, overflow: str = "auto", p
     if overflow not in OVERFLOWS:
         raise UsageError(f"unknown overflow {overflow!r}.", f"choose one of {', '.join(OVERFLOWS)}.")
     if summarizer.method == "extractive":
-        return _extractive(text, summarizer, overflow, progress, segments, ask, reference, apart)
+        return _extractive(text, summarizer, overflow, progress, segments, ask, reference, apart, passage.transcript)
     progress.stage("tokenize", None, f"{len(text):,} characters")
     ids = summarizer.encode(text) if ids is None else ids
     n = len(ids) - summarizer.specials
@@ -393,7 +395,8 @@ def summarize_document(doc: Document, summarizer, overflow: str = "auto", per_ch
                 result.chapters.append((chapter.title, Summary.from_store(kept)))
                 continue
             progress.note(f"chapter {i + 1}/{len(doc.chapters)}: {chapter.title or '(untitled)'}")
-            passage = Passage(chapter.text, segments=ask.segments(chapter.text, chapter.start), offset=chapter.start)
+            passage = Passage(chapter.text, segments=ask.segments(chapter.text, chapter.start), offset=chapter.start,
+                              transcript=doc.transcript)
             summary = summarize_text(passage, summarizer, overflow, progress, budget=budget, ask=ask)
             if chapters is not None:
                 chapters.put(i, summary.to_store())
@@ -407,15 +410,16 @@ def summarize_document(doc: Document, summarizer, overflow: str = "auto", per_ch
         parts = [(s.text, s.sentences or []) for _, s in result.chapters]
         joined = "\n\n".join(text for text, _ in parts if text)
         passage = Passage(joined, segments=Segments.joined(parts, "\n\n") if ask.sources else None,
-                          reference=(result.total("input_tokens"), doc.words), apart=True)
+                          reference=(result.total("input_tokens"), doc.words), apart=True,
+                          transcript=False)  # the chapters' summaries: readable text, not turns
         result.summary = summarize_text(passage, summarizer, overflow, progress, stream, budget, ask)
     else:
         if per_chapter:
             doc.notes.append("--per-chapter: no chapters were found (no EPUB spine, headings or 'Chapter N' lines), "
                              "so the whole text has one summary")
             progress.note(doc.notes[-1])
-        result.summary = summarize_text(Passage(doc.text, ids, ask.segments(doc.text)), summarizer, overflow, progress,
-                                        stream, budget, ask)
+        passage = Passage(doc.text, ids, ask.segments(doc.text), transcript=doc.transcript)
+        result.summary = summarize_text(passage, summarizer, overflow, progress, stream, budget, ask)
     return _with_memory(_noted(result, summarizer, progress), summarizer)
 
 

@@ -27,13 +27,15 @@ def _heading(chapter: dict[str, Any], i: int) -> str:
 
 
 def marker(sources: list[dict[str, Any]]) -> str:
-    """A compact pointer to a sentence's sources: ``[Genesis, p. 12]``, ``[Chapter 3, line 120 (64%); line 40 (21%)]``."""
+    """A compact pointer to a sentence's sources: ``[Genesis, p. 12]``, ``[Chapter 3, line 120 (64%); line 40 (21%)]``,
+    in a transcript ``[Project Manager, line 95]`` and in captions ``[Alice, 00:12:31]``."""
     shown = [s for s in sources if s["score"] >= MARKED_SHARE][:2] or sources[:1]
     parts = []
     for s in shown:
-        where = (f"p. {s['page']}" if s.get("page") else f"line {s['line']}" if s.get("line") else
+        where = (s["time"] if s.get("time") else f"p. {s['page']}" if s.get("page") else
+                 f"line {s['line']}" if s.get("line") else
                  f"¶ {s['paragraph']}" if s.get("paragraph") else f"chars {s['start']}-{s['end']}")
-        title = _short(s["chapter"]) if s.get("chapter") else None
+        title = s.get("speaker") or (_short(s["chapter"]) if s.get("chapter") else None)
         label = f"{title}, {where}" if title else where
         parts.append(label + (f" ({100 * s['score']:.0f}%)" if len(shown) > 1 or s["score"] < 0.95 else ""))
     return f"[{'; '.join(parts)}]" if parts else ""

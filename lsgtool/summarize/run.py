@@ -60,6 +60,7 @@ class SummarizeOptions:
     sentences: int | None = None  # sentences in the summary, in place of --max-new-tokens
     stream: bool = False  # hand greedy text to progress.text as it is generated (one input)
     json: bool = False  # the result goes to standard output as JSON (--json)
+    transcript: bool | None = None  # read texts as transcripts (True) or prose (False); None: detected
 
 
 @dataclass
@@ -163,8 +164,9 @@ def _jobs(options: SummarizeOptions):
     from lsgtool.summarize.inputs import dataset, files
 
     if options.dataset:
-        return dataset(options.dataset, options.split, options.text_column, options.summary_column, options.limit)
-    return files(options.inputs, options.references)
+        return dataset(options.dataset, options.split, options.text_column, options.summary_column, options.limit,
+                       options.transcript)
+    return files(options.inputs, options.references, options.transcript)
 
 
 def _outputs(jobs, options: SummarizeOptions):
@@ -405,7 +407,8 @@ def _identity(model: Model, options: SummarizeOptions, outputs) -> dict[str, Any
             "per_chapter": options.per_chapter, "sources": _sources_asked(options, outputs), "focus": options.focus,
             "length": options.length, "sentences": options.sentences,
             "generation": {k: v for k, v in options.generation.items() if v is not None},
-            "max_input_tokens": options.max_input_tokens}
+            "max_input_tokens": options.max_input_tokens,
+            **({"transcript": options.transcript} if options.transcript is not None else {})}  # keys kept as they were
 
 
 def _summarise(jobs, outputs, model: Model, loaded, options: SummarizeOptions, progress: Progress):

@@ -152,5 +152,7 @@ def described(document, summary_text: str, sentences: list[Sentence], shown: int
             sources.append({"chapter": place.title, "chapter_index": place.chapter, "page": place.page,
                             "line": place.line, "paragraph": place.paragraph, "start": a, "end": b,
                             "score": round(share, 4)})
+            if place.speaker or place.time:  # a transcript's or caption file's turn
+                sources[-1].update(speaker=place.speaker, time=place.time)
         out.append({"text": summary_text[s.start:s.end], "start": s.start, "end": s.end, "sources": sources})
     return out

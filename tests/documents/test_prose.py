@@ -65,8 +65,9 @@ def test_a_transcript_reads_each_turn_on_its_own():
         ("Grad C", "We had a long discussion about it"), ("PhD D", "It didn't move"),
         ("Grad C", "Channel three? Channel three?"), ("Professor", "So let us begin with the agenda")])
     units = [turns[a:b] for a, b in prose_sentences(turns)]
-    assert units == ["Grad C: We had a long discussion about it", "PhD D: It didn't move", "Grad C: Channel three?",
-                     "Channel three?", "Professor: So let us begin with the agenda"]
+    # the speaker is a label, not part of the sentence (issue 34, item 1)
+    assert units == ["We had a long discussion about it", "It didn't move", "Channel three?",
+                     "Channel three?", "So let us begin with the agenda"]
 
 
 @pytest.mark.parametrize("raw, shown", [
@@ -107,3 +108,97 @@ def test_a_transcript_is_told_from_prose_with_a_few_colons():
     turns = "Grad C: Yes.\nPhD D: It didn't move.\nGrad C: Channel three?\nProfessor: Let us begin.\n"
     assert is_transcript(turns)
     assert not is_transcript("Note: this is prose.\nIt goes on here.\nAnd here.\nWarning: one more line.\nEnd.\n")
+
+
+MEETING = """Project Manager: Okay. Uh first of all I'll start with the costs,
+Project Manager: because that's going to influence our design.
+Marketing: Yeah.
+[00:12:31] Industrial Designer: So um we we should b build it with a kinetic dynamo.
+Marketing: Mm-hmm.
+"""
+
+
+def test_a_transcript_turn_is_its_words_the_speaker_a_label():
+    # issue 34, item 1: one speaker's consecutive lines are one turn; its sentences never hold a speaker's name
+    from lsgtool.documents.prose import prose_sentences, readable, turns
+
+    found = turns(MEETING)
+    assert [t.speaker for t in found] == ["Project Manager", "Marketing", "Industrial Designer", "Marketing"]
+    assert found[2].time(found[2].start) == "00:12:31" and found[0].time(found[0].start) is None
+    assert MEETING[found[0].start:].startswith("Okay.") and MEETING[found[2].start:].startswith("So um")
+    spans = prose_sentences(MEETING)
+    shown = [readable(MEETING[a:b], spoken=True) for a, b in spans]
+    assert shown == ["Okay.", "First of all I'll start with the costs, because that's going to influence our design.",
+                     "Yeah.", "So we should build it with a kinetic dynamo.", ""]  # a filler alone shows nothing
+    # the span is exact in the text: from the first word after the label to the sentence's end, across the label
+    a, b = spans[1]
+    assert MEETING[a:b] == ("Uh first of all I'll start with the costs,\nProject Manager: because that's going "
+                            "to influence our design.")
+
+
+def test_substance_counts_content_words_not_back_channels():
+    from lsgtool.documents.prose import substance
+
+    assert substance("Yeah. Okay. Hmm.") == 0
+    assert substance("Yes, it's uh, I think so, right?") == 0
+    assert substance("We decided the remote gets a kinetic dynamo and rubber buttons.") >= 5
+
+
+VTT = """WEBVTT
+
+NOTE exported by a meeting tool
+
+1
+00:00:01.000 --> 00:00:04.000
+<v Alice>So um we should build the the remote
+
+2
+00:00:04.000 --> 00:00:06.500
+<v Alice>with fewer buttons. The budget is
+twelve euros and fifty cents.
+
+3
+00:01:07.250 --> 00:01:09.000
+<v Bob>Yeah.</v>
+"""
+SRT = VTT.replace("WEBVTT\n\nNOTE exported by a meeting tool\n\n", "").replace(".000 -->", ",000 -->").replace(
+    ".500\n", ",500\n").replace(".250 -->", ",250 -->").replace(",000\n", ",000\n").replace("<v Alice>", "Alice: ") \
+    .replace("<v Bob>", "Bob: ").replace("</v>", "")
+
+
+@pytest.mark.parametrize("text", [VTT, SRT], ids=["vtt", "srt"])
+def test_captions_are_read_as_turns_across_cues(text):
+    # issue 34, item 1: cues merged into turns; a sentence over two cues spans the timing between, shown without it
+    from lsgtool.documents.prose import is_captions, prose_sentences, readable, turns
+
+    assert is_captions(text)
+    found = turns(text)
+    assert [t.speaker for t in found] == ["Alice", "Bob"]
+    spans = prose_sentences(text)
+    shown = [readable(text[a:b], spoken=True) for a, b in spans]
+    assert shown == ["So we should build the remote with fewer buttons.", "The budget is twelve euros and fifty cents.",
+                     "Yeah."]
+    assert text[spans[0][0]:].startswith("So um we") and text[:spans[0][1]].endswith("with fewer buttons.")
+    # each sentence's time is that of the cue it begins in
+    assert [found[0].time(spans[0][0]), found[0].time(spans[1][0]), found[1].time(spans[2][0])] == \
+        ["00:00:01", "00:00:04", "00:01:07"]
+
+
+def test_prose_is_not_captions_or_a_transcript():
+    from lsgtool.documents.prose import is_captions, turns
+
+    text = "A story.\n\nIt was 10:30 when she left --> the road was empty.\n"
+    assert not is_captions(text) and turns(text) == ()
+
+
+def test_the_readers_say_overrides_detection_but_not_the_caption_format():
+    from lsgtool.documents.prose import reading, turns
+
+    few = "Notes of the call.\n\nAlice: We ship on Friday.\n\nThe rest is prose, written after the call.\n\nMore prose."
+    assert reading(few) == "prose" and turns(few) == ()
+    assert reading(few, transcript=True) == "transcript"
+    found = turns(few, True)
+    assert [t.speaker for t in found] == [None, "Alice"] and len(found[1].pieces) == 3  # unlabeled lines go on
+    assert reading(MEETING) == "transcript" and reading(MEETING, transcript=False) == "prose"
+    assert turns(MEETING, False) == ()
+    assert reading(VTT, transcript=False) == "captions"

