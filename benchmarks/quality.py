@@ -10,6 +10,11 @@ document scores, title and lexical centrality: the rule before issue 30), ``lead
 ``random`` (a seeded pick), ``lexrank``, ``textrank``, ``lsa`` (the ``sumy`` package, fed the same sentences as the
 others), ``oracle`` (greedy ROUGE-1+2 pick against the reference: the best an extractive pick can do).
 
+With ``--questions``, the stories' and meetings' question/answer pairs (``NNNN.focus-K.query``/``.ref``) are
+scored too, each answer's word count the budget: ``focused`` (``lsgtool summarize DOC --focus QUESTION``),
+``unfocused`` (the default without the question), ``overlap`` (sentences ranked by the stemmed content words they
+share with the question, ties in document order), ``lead`` and ``random``.
+
 Each set is split once by document number into a part lsgtool is tuned on and a held-apart part that is only
 reported (``part(number)``): numbers whose remainder by 3 is 0 are held apart. Needs ``sumy`` and ``rouge-score``
 (``pip install sumy rouge-score``); sumy reads the sentences given here, so no NLTK data is downloaded.
@@ -34,6 +39,7 @@ QUALITY = Path(__file__).resolve().parents[1].parent / "shared" / "quality"
 SETS = {"rfcs": ("rust-rfcs/docs", "*.md"), "stories": ("squality-train", "*.txt"),
         "meetings": ("qmsum-train", "*.txt")}
 SYSTEMS = ("oracle", "default", "centroid", "lexrank", "textrank", "lsa", "lead", "random")
+QUESTION_SYSTEMS = ("focused", "unfocused", "overlap", "lead", "random")
 WORD = re.compile(r"\w+(?:['’]\w+)*")
 
 
@@ -46,6 +52,7 @@ class Doc:
     words: int  # the reference's: every system's budget
     scores: dict = field(default_factory=dict)  # system -> {"rouge1": F1, ...}
     seconds: dict = field(default_factory=dict)
+    question: str | None = None  # a question/answer pair: the question (``reference`` is its answer)
 
 
 def part(number: int) -> str:
@@ -64,6 +71,34 @@ def documents(name: str, root: Path, limit: int | None) -> list[Doc]:
         reference = ref.read_text(encoding="utf-8").strip()
         found.append(Doc(path.stem, int(match.group()), path, reference, len(reference.split())))
     return found[:limit] if limit else found
+
+
+def questions(docs: list[Doc]) -> list[Doc]:
+    """The question/answer pairs of ``docs`` (``NNNN.focus-K.query`` and ``.ref`` beside each document)."""
+    found = []
+    for doc in docs:
+        for query in sorted(doc.path.parent.glob(f"{doc.path.stem}.focus-*.query")):
+            answer = query.with_suffix(".ref")
+            if answer.exists():
+                reference = answer.read_text(encoding="utf-8").strip()
+                found.append(Doc(query.stem, doc.number, doc.path, reference, len(reference.split()),
+                                 question=query.read_text(encoding="utf-8").strip()))
+    return found
+
+
+def overlap_order(sentences: list[str], question: str) -> list[int]:
+    """Sentence indices best first by the distinct stemmed content words they share with the question."""
+    from nltk.stem.porter import PorterStemmer
+    from sumy.utils import get_stop_words
+
+    stem, stop = PorterStemmer().stem, get_stop_words("english")
+
+    def content(text: str) -> set[str]:
+        return {stem(w) for w in WORD.findall(text.lower()) if w not in stop}
+
+    asked = content(question)
+    shared = [len(asked & content(s)) for s in sentences]
+    return sorted(range(len(sentences)), key=lambda i: (-shared[i], i))
 
 
 def cut(text: str, words: int) -> str:
@@ -137,29 +172,49 @@ def oracle(sentences: list[str], reference: str, words: int, scorer) -> list[int
     return sorted(picked)
 
 
-def run_default(doc: Doc, summarizer, boost: bool = True) -> str:
+def run_default(doc: Doc, summarizer, boost: bool = True, question: str | None = None) -> str:
     from lsgtool.documents.read import read
+    from lsgtool.summarize.focus import Relevance
     from lsgtool.summarize.length import Length
     from lsgtool.summarize.pipeline import Ask, summarize_document
 
     if not boost:  # the centroid alone
         summarizer.document_boost = lambda *args, **kwargs: None
+    focus = Relevance(summarizer, question) if question else None
     try:
-        result = summarize_document(read(doc.path), summarizer, ask=Ask(length=Length.parse(f"{doc.words}w", None)))
+        result = summarize_document(read(doc.path), summarizer,
+                                    ask=Ask(focus=focus, length=Length.parse(f"{doc.words}w", None)))
     finally:
         summarizer.__dict__.pop("document_boost", None)
     return result.summary.text
 
 
+def reuse_embeddings(summarizer) -> None:
+    """A document's sentences are embedded once for all the systems and questions that read it (the same text,
+    the same sentences: the same embeddings)."""
+    original, kept = summarizer.embed, {}
+
+    def embed(text, spans, lengths, progress, firsts=frozenset()):
+        key = (text, tuple(spans), firsts)
+        if key not in kept:
+            if len(kept) >= 4:
+                kept.clear()
+            kept[key] = original(text, spans, lengths, progress, firsts)
+        return kept[key]
+
+    summarizer.embed = embed
+
+
 def sentences_of(path: Path) -> list[str]:
     """The sentences lsgtool's default picks from, as it shows them (the baselines are fed these): those of the
-    document's prose (no headings, code or tables), markup removed."""
-    from lsgtool.documents.prose import readable
+    document's prose (no headings, code or tables; in a transcript, its turns' words), markup removed."""
+    from lsgtool.documents.prose import readable, turns
     from lsgtool.documents.read import read
     from lsgtool.summarize.extractive import prose_units
 
     text = read(path).text
-    return [readable(text[a:b]) for a, b in prose_units(text) if text[a:b].strip()]
+    spoken = bool(turns(text))  # a transcript's sentences without speakers' names, fillers and repeats
+    return [shown for a, b in prose_units(text) if (shown := readable(text[a:b], spoken))]
 
 
 def evaluate(docs: list[Doc], systems: tuple[str, ...], summarizer, seed: int) -> None:
@@ -171,8 +226,12 @@ def evaluate(docs: list[Doc], systems: tuple[str, ...], summarizer, seed: int) -
         sentences = sentences_of(doc.path)
         for system in systems:
             start = time.perf_counter()
-            if system in ("default", "centroid"):
-                text = run_default(doc, summarizer, boost=system == "default")
+            if system in ("default", "centroid", "unfocused"):
+                text = run_default(doc, summarizer, boost=system != "centroid")
+            elif system == "focused":
+                text = run_default(doc, summarizer, question=doc.question)
+            elif system == "overlap":
+                text = fill(sentences, overlap_order(sentences, doc.question), doc.words)
             elif system == "lead":
                 text = fill(sentences, list(range(len(sentences))), doc.words)
             elif system == "random":
@@ -216,27 +275,37 @@ def main() -> None:
     parser.add_argument("--root", type=Path, default=QUALITY)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--json", type=Path, help="per-document scores and seconds")
+    parser.add_argument("--questions", action="store_true", help="also the stories' and meetings' question/answer "
+                                                                 "pairs: focused, unfocused, overlap, lead, random")
+    parser.add_argument("--only-questions", action="store_true", help="the question/answer pairs alone")
     args = parser.parse_args()
     systems = tuple(s for s in args.systems.split(",") if s)
     unknown = set(systems) - set(SYSTEMS) | set(args.sets.split(",")) - set(SETS)
     if unknown:
         parser.error(f"unknown: {', '.join(sorted(unknown))}")
     summarizer = None
-    if {"default", "centroid"} & set(systems):
+    asking = args.questions or args.only_questions
+    if {"default", "centroid"} & set(systems) or asking:
         from lsgtool.summarize.extractive import load_extractive
 
         summarizer = load_extractive("minilm")
+        reuse_embeddings(summarizer)
     lines, dump = [], {}
     for name in args.sets.split(","):
         docs = [d for d in documents(name, args.root, None) if part(d.number) in args.parts.split(",")]
         docs = docs[:args.limit] if args.limit else docs
-        evaluate(docs, systems, summarizer, args.seed)
-        for which in args.parts.split(","):
-            found = table(f"{name}, {which} part", [d for d in docs if part(d.number) == which], systems)
-            print("\n".join(found), file=sys.stderr, flush=True)  # each set's table as soon as it is measured
-            lines += found
-        dump[name] = [{"name": d.name, "part": part(d.number), "reference_words": d.words, "scores": d.scores,
-                       "seconds": d.seconds} for d in docs]
+        runs = [] if args.only_questions else [(name, docs, systems)]
+        if asking and name != "rfcs":  # the RFCs have no questions
+            runs.append((f"{name} questions", questions(docs), QUESTION_SYSTEMS))
+        for title, found_docs, found_systems in runs:
+            evaluate(found_docs, found_systems, summarizer, args.seed)
+            for which in args.parts.split(","):
+                found = table(f"{title}, {which} part", [d for d in found_docs if part(d.number) == which],
+                              found_systems)
+                print("\n".join(found), file=sys.stderr, flush=True)  # each table as soon as it is measured
+                lines += found
+            dump[title] = [{"name": d.name, "part": part(d.number), "reference_words": d.words, "question": d.question,
+                            "scores": d.scores, "seconds": d.seconds} for d in found_docs]
     print("\n".join(lines))
     if args.json:
         args.json.write_text(json.dumps(dump, indent=1))
