@@ -15,8 +15,10 @@ import hashlib
 import json
 import os
 import shutil
+import signal
 import socket
 import tempfile
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -24,8 +26,8 @@ from typing import Any
 from lsgtool.core.errors import UsageError
 
 __all__ = ["MARKER", "check_own_target", "check_target", "clean_stale", "clean_stale_files", "pid_alive", "probe_writable", "publish",
-           "read_marker", "release_lock", "short_name", "stage", "take_lock", "write_file", "write_json",
-           "write_marker"]
+           "read_marker", "release_lock", "short_name", "stage", "take_lock", "uninterrupted", "write_file",
+           "write_json", "write_marker"]
 
 MARKER = ".lsgtool.json"
 STAGING = ".lsgtool-staging.json"
@@ -69,6 +71,24 @@ def lsgtool_version() -> str:
 
 def write_marker(folder: Path, **fields: Any) -> None:
     write_json(Path(folder) / MARKER, {"written_by": "lsgtool", "version": lsgtool_version(), **fields})
+
+
+@contextlib.contextmanager
+def uninterrupted():
+    """Ctrl-C (SIGINT) waits for the block to end: writes that belong together (a record, then the file it
+    describes, then the record marked final) all happen or, when the process is killed, leave their marked
+    partial state. Outside the main thread (where no handler can be set) the block runs as it is."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    caught: list[int] = []
+    previous = signal.signal(signal.SIGINT, lambda signum, frame: caught.append(signum))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+        if caught:
+            signal.raise_signal(signal.SIGINT)  # now, to the handler that was there
 
 
 def write_file(path: str | Path, data: str | bytes) -> Path:

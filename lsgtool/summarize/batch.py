@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from lsgtool.core.errors import Interrupted, LsgtoolError, UsageError
-from lsgtool.core.writing import clean_stale_files, release_lock, short_name, take_lock, write_file
+from lsgtool.core.writing import clean_stale_files, release_lock, short_name, take_lock, uninterrupted, write_file
 from lsgtool.summarize.grouping import POOL_CHARACTERS, POOL_GROUPS, Item, Padding, groups, input_order
 from lsgtool.summarize.inputs import Job
 from lsgtool.summarize.render import SUFFIX, render
@@ -194,18 +194,20 @@ class Outputs:
     def save(self, job: Job, record_key: str, record: dict[str, Any]) -> str:
         """Record, then publish: the record is written as pending before the output file, so a run killed
         between the two leaves a file the next run knows lsgtool wrote (and redoes: a pending record is not
-        a finished one). The records of what the file held before are dropped. A file that cannot be written
-        raises LsgtoolError (that input's failure)."""
+        a finished one). Ctrl-C waits for the three writes (``uninterrupted``): an output is never left with a
+        pending record by an interruption. The records of what the file held before are dropped. A file that
+        cannot be written raises LsgtoolError (that input's failure)."""
         name = self.name(job)
         record = {**record, "output": name, "key": record_key, **_source(job)}
         path = self.record_path(job, record_key)
         try:
             self.records.mkdir(parents=True, exist_ok=True)
-            if self.fmt != "jsonl":
-                write_file(path, json.dumps({**record, "pending": True}, ensure_ascii=False))
-                write_file(self.folder / name, render(record, self.fmt))
-                self._forget(job, name, path)
-            write_file(path, json.dumps(record, ensure_ascii=False))
+            with uninterrupted():
+                if self.fmt != "jsonl":
+                    write_file(path, json.dumps({**record, "pending": True}, ensure_ascii=False))
+                    write_file(self.folder / name, render(record, self.fmt))
+                    self._forget(job, name, path)
+                write_file(path, json.dumps(record, ensure_ascii=False))
         except OSError as exc:
             raise LsgtoolError(f"cannot write '{self.folder / name}': {exc.strerror or exc}.",
                                "make room for it (a shorter input name, disk space, permissions) or choose another "

@@ -69,3 +69,23 @@ def test_a_lock_is_refused_while_its_process_lives_and_taken_over_when_it_is_gon
     lock.write_text(json.dumps({"pid": os.getpid(), "host": "elsewhere", "started": 0}))
     release_lock(lock)  # not this process's: left alone
     assert lock.exists()
+
+
+def test_ctrl_c_waits_for_writes_that_belong_together(tmp_path):
+    import os
+    import signal
+
+    from lsgtool.core.writing import uninterrupted, write_file
+
+    done = []
+    with pytest.raises(KeyboardInterrupt):
+        with uninterrupted():
+            write_file(tmp_path / "record.json", "pending")
+            os.kill(os.getpid(), signal.SIGINT)  # Ctrl-C between the two writes
+            write_file(tmp_path / "out.md", "summary")
+            write_file(tmp_path / "record.json", "final")
+            done.append(True)
+    assert done and (tmp_path / "record.json").read_text() == "final" and (tmp_path / "out.md").exists()
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # the handler that was there is back
+    with uninterrupted():  # nothing caught: nothing raised
+        write_file(tmp_path / "again.md", "x")
