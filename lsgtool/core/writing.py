@@ -82,12 +82,18 @@ def uninterrupted():
         yield
         return
     caught: list[int] = []
-    previous = signal.signal(signal.SIGINT, lambda signum, frame: caught.append(signum))
+
+    def wait(signum, frame):
+        caught.append(signum)
+        if len(caught) > 1:  # a second Ctrl-C: the writes are stuck, stop now (what they left is marked partial)
+            raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGINT, wait)
     try:
         yield
     finally:
-        signal.signal(signal.SIGINT, previous)
-        if caught:
+        signal.signal(signal.SIGINT, previous if previous is not None else signal.SIG_DFL)  # None: set outside Python
+        if len(caught) == 1:
             signal.raise_signal(signal.SIGINT)  # now, to the handler that was there
 
 

@@ -105,8 +105,8 @@ class Document:
         return turns(self.text, self.transcript) if self.reading != "prose" else ()
 
     @cached_property
-    def _turn_starts(self) -> list[int]:
-        return [turn.start for turn in self._turns]
+    def _turn_ends(self) -> list[int]:
+        return [turn.end for turn in self._turns]
 
     def place(self, offset: int) -> Place:
         """The chapter (and page, line or paragraph) the character at ``offset`` of ``text`` is in."""
@@ -120,6 +120,7 @@ class Document:
         elif not self.pages:
             found.title, found.paragraph = chapter.paragraph(offset - chapter.start)
         if self._turns:
-            turn = self._turns[max(bisect.bisect_right(self._turn_starts, offset) - 1, 0)]
+            # the turn the offset is in, or the one after (a span may begin on its speaker's label)
+            turn = self._turns[min(bisect.bisect_right(self._turn_ends, offset), len(self._turns) - 1)]
             found.speaker, found.time = turn.speaker, turn.time(offset)
         return found

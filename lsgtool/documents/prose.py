@@ -43,7 +43,7 @@ STAMP = r"\[?((?:\d{1,2}:)?\d{1,2}:\d{2})(?:[.,]\d+)?\]?"  # a time said before 
 TURN = re.compile(rf"\s*(?:{STAMP}\s+)?([A-Z][\w.'’ -]{{0,40}}?)\s*(?:\({STAMP}\))?:\s+(?=\S)")  # "Speaker: words"
 TRANSCRIPT = 0.5  # the share of a text's lines that must be turns for each line to be read as one
 CUE_TIME = re.compile(r"\s*((?:\d{1,2}:)?\d{1,2}:\d{2})[.,]\d{3}\s+-->\s+(?:\d{1,2}:)?\d{1,2}:\d{2}[.,]\d{3}")
-VOICE = re.compile(r"<v(?:\.[\w.-]+)*\s+([^>]+)>")
+VOICE = re.compile(r"<v(?:\.[\w-]+)*\s+([^>]+)>")
 TAG = re.compile(r"</?[a-z][^>]*>|\{\\[^}]*\}")  # caption styling: <i>, </v>, <c.yellow>, {\an8}
 
 
@@ -80,13 +80,10 @@ class Turn:
         return self.pieces[-1][1]
 
     def time(self, offset: int) -> str | None:
-        """When the words at ``offset`` were said: the time of the last timed piece that begins at or before it."""
-        found = None
-        for (a, _), time in zip(self.pieces, self.times):
-            if a > offset and found is not None:
-                break
-            found = time or found
-        return found
+        """When the words at ``offset`` were said: the time of the piece they are in (or, between pieces, on a label
+        or a cue's number and timing, of the piece after), else of the last timed piece before it."""
+        at = next((i for i, (_, end) in enumerate(self.pieces) if end > offset), len(self.pieces) - 1)
+        return next((time for time in reversed(self.times[:at + 1]) if time), None)
 
 
 def is_captions(text: str) -> bool:
@@ -95,6 +92,8 @@ def is_captions(text: str) -> bool:
     if head.startswith("WEBVTT"):
         return True
     first = [line for line in head.splitlines() if line.strip()][:2]
+    if first and CUE_TIME.match(first[0]):  # a cue without a header or a number
+        return True
     return len(first) == 2 and first[0].strip().isdigit() and CUE_TIME.match(first[1]) is not None
 
 
@@ -137,6 +136,7 @@ def _spoken_lines(text: str) -> Iterator[tuple[int, int, str | None, str | None]
         if not line.strip():
             continue
         label = TURN.match(line)
+        end = start + len(line.rstrip())
         if label:
             yield start + label.end(), end, label.group(2).strip(), label.group(1) or label.group(3)
         else:
@@ -162,15 +162,13 @@ def turns(text: str, transcript: bool | None = None) -> tuple[Turn, ...]:
         pieces = list(_spoken_lines(text))
     else:
         return ()
-    found: list[Turn] = []
+    found: list[tuple[str | None, list, list]] = []  # (speaker, pieces, times) of each turn
     for start, end, speaker, time in pieces:
-        time = time and _hms(time)
-        if found and (speaker is None or speaker == found[-1].speaker):
-            last = found[-1]
-            found[-1] = Turn(last.pieces + ((start, end),), last.speaker, last.times + (time,))
-        else:
-            found.append(Turn(((start, end),), speaker, (time,)))
-    return tuple(found)
+        if not found or (speaker is not None and speaker != found[-1][0]):
+            found.append((speaker, [], []))
+        found[-1][1].append((start, end))
+        found[-1][2].append(time and _hms(time))
+    return tuple(Turn(tuple(spans), speaker, tuple(times)) for speaker, spans, times in found)
 
 
 def blocks(text: str, transcript: bool | None = None) -> list[tuple[int, int]]:
@@ -303,8 +301,13 @@ SHORT_WORDS = frozenset("a an i in on at is it as be by do go he me my no of or 
 
 def _spoken(span: str) -> str:
     kept = []
-    for line in span.splitlines():
-        if CUE_TIME.match(line) or line.strip().isdigit():  # a cue's timing or number between two of its pieces
+    lines = span.splitlines()
+    note = False  # inside a WebVTT NOTE block (a comment), which ends at a blank line
+    for i, line in enumerate(lines):
+        note = (note or re.match(r"NOTE(?:\s|$)", line) is not None) and bool(line.strip())
+        if note or CUE_TIME.match(line) or line.strip().isdigit():  # a cue's timing or number between its pieces
+            continue
+        if i + 1 < len(lines) and CUE_TIME.match(lines[i + 1]):  # a cue's name, on the line before its timing
             continue
         label = TURN.match(line) if kept else None  # a label inside the span: a line after the first
         voice = VOICE.match(line.strip())
@@ -321,8 +324,10 @@ def _spoken(span: str) -> str:
         if bare and bare == last and words[-1][-1] not in ".?!":  # "it's it's" (not across a sentence end)
             words[-1] = word
             continue
-        if last and len(last) <= 2 and last not in SHORT_WORDS and bare.startswith(last) and bare != last:
-            words[-1] = word  # a stutter: "b build"
+        before = words[-1].strip(",.;:!?\"'()[]…-") if words else ""
+        if (last and len(last) <= 2 and last not in SHORT_WORDS and bare.startswith(last) and bare != last
+                and before.isalpha() and before.islower()):  # a stutter: "b build" (not "AI aims", "2 25-inch")
+            words[-1] = word
             continue
         words.append(word)
     text = " ".join(words).strip(" ,;-")

@@ -6,7 +6,7 @@ import hashlib
 from pathlib import Path
 
 from lsgtool.documents.model import Chapter, Document, DocumentError
-from lsgtool.documents.prose import is_captions
+from lsgtool.documents.prose import is_captions, turns
 from lsgtool.documents.text import chapters, decode
 
 SUFFIXES = (".txt", ".md", ".markdown", ".text", ".vtt", ".srt", ".pdf", ".epub")
@@ -33,6 +33,10 @@ def read_bytes(data: bytes, name: str, suffix: str = "", transcript: bool | None
         return Document(name, "epub", found, digest, title, notes, transcript=transcript)
     text = decode(data, name)
     if suffix in (".vtt", ".srt") or is_captions(text):  # WebVTT, SubRip: cues, read as turns (documents.prose)
+        if not (is_captions(text) and turns(text)):
+            raise DocumentError(f"'{name}' holds no caption cues with words (a timing line such as "
+                                "'00:00:01.000 --> 00:00:04.000' followed by what was said).",
+                                "pass a WebVTT or SubRip file, or the text as .txt.")
         return Document(name, "captions", [Chapter(None, text)], digest, source=text, transcript=transcript)
     markdown = suffix in (".md", ".markdown")
     kind = "stdin" if name == "-" else "markdown" if markdown else "text"

@@ -380,6 +380,7 @@ def summarize_document(doc: Document, summarizer, overflow: str = "auto", per_ch
     ask = ask or Ask()
     budget = PassLimit(summarizer, memory_limit_mb, progress)
     result = _empty(doc, summarizer, overflow, per_chapter)
+    transcript = doc.reading != "prose"  # read once for the document: its chapters are read the same way
     if ask.focus is not None:
         from lsgtool.summarize.focus import FOCUS_WEIGHT
 
@@ -396,7 +397,7 @@ def summarize_document(doc: Document, summarizer, overflow: str = "auto", per_ch
                 continue
             progress.note(f"chapter {i + 1}/{len(doc.chapters)}: {chapter.title or '(untitled)'}")
             passage = Passage(chapter.text, segments=ask.segments(chapter.text, chapter.start), offset=chapter.start,
-                              transcript=doc.transcript)
+                              transcript=transcript)
             summary = summarize_text(passage, summarizer, overflow, progress, budget=budget, ask=ask)
             if chapters is not None:
                 chapters.put(i, summary.to_store())
@@ -418,7 +419,7 @@ def summarize_document(doc: Document, summarizer, overflow: str = "auto", per_ch
             doc.notes.append("--per-chapter: no chapters were found (no EPUB spine, headings or 'Chapter N' lines), "
                              "so the whole text has one summary")
             progress.note(doc.notes[-1])
-        passage = Passage(doc.text, ids, ask.segments(doc.text), transcript=doc.transcript)
+        passage = Passage(doc.text, ids, ask.segments(doc.text), transcript=transcript)
         result.summary = summarize_text(passage, summarizer, overflow, progress, stream, budget, ask)
     return _with_memory(_noted(result, summarizer, progress), summarizer)
 

@@ -89,3 +89,19 @@ def test_ctrl_c_waits_for_writes_that_belong_together(tmp_path):
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # the handler that was there is back
     with uninterrupted():  # nothing caught: nothing raised
         write_file(tmp_path / "again.md", "x")
+
+
+def test_a_second_ctrl_c_stops_writes_that_hang():
+    import os
+    import signal
+
+    from lsgtool.core.writing import uninterrupted
+
+    reached = []
+    with pytest.raises(KeyboardInterrupt):
+        with uninterrupted():
+            os.kill(os.getpid(), signal.SIGINT)
+            reached.append(1)
+            os.kill(os.getpid(), signal.SIGINT)  # the user presses Ctrl-C again: a stuck write is given up
+            reached.append(2)
+    assert reached == [1] and signal.getsignal(signal.SIGINT) is signal.default_int_handler

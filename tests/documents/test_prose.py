@@ -202,3 +202,57 @@ def test_the_readers_say_overrides_detection_but_not_the_caption_format():
     assert reading(MEETING) == "transcript" and reading(MEETING, transcript=False) == "prose"
     assert turns(MEETING, False) == ()
     assert reading(VTT, transcript=False) == "captions"
+
+
+def test_what_a_caption_file_holds_between_cues_is_not_said():
+    # a cue's name and a NOTE block between two cues of one sentence are not words of it
+    from lsgtool.documents.prose import prose_sentences, readable
+
+    timing = "00:00:01.000 --> 00:00:02.500\n"
+    for between in ("second-cue\n", "NOTE a private remark\nover two lines\n\n"):
+        text = f"WEBVTT\n\n{timing}The budget is\n\n{between}{timing.replace('01.000', '02.500')}tight this year.\n"
+        (span,) = prose_sentences(text)
+        assert readable(text[span[0]:span[1]], spoken=True) == "The budget is tight this year."
+
+
+@pytest.mark.parametrize("said", ["The AI aims to help.", "We ordered 2 25-inch screens.", "Send it to PR promptly."])
+def test_a_stutter_is_a_lowercase_fragment_not_a_word(said):
+    from lsgtool.documents.prose import readable
+
+    assert readable(said, spoken=True) == said
+    assert readable("So we b build it.", spoken=True) == "So we build it."
+
+
+def test_a_voice_tag_is_read_in_linear_time():
+    from lsgtool.documents.prose import VOICE
+
+    assert VOICE.match("<v" + ".a" * 40) is None  # nested quantifiers took minutes on this line
+    assert VOICE.match("<v.loud.x Alice>").group(1) == "Alice"
+
+
+def test_a_place_on_a_speakers_label_or_a_cue_number_is_that_turn_and_cue(tmp_path):
+    # abstractive sources begin where a sentence splitter starts: on the label, on the cue's number
+    from lsgtool.documents import read
+
+    path = tmp_path / "t.txt"
+    path.write_text("Alice: first line.\n[00:05] Alice: second.\nBob: we disagree here.\nAlice: then so be it.\n")
+    doc = read(path)
+    text = doc.text
+    assert doc.place(text.index("Bob:")).speaker == "Bob" and doc.place(text.index("we disagree")).speaker == "Bob"
+    assert doc.place(text.index("first")).time is None  # before any time is said
+    assert doc.place(text.index("[00:05]")).time == doc.place(text.index("second")).time == "00:00:05"
+    srt = tmp_path / "t.srt"
+    srt.write_text("1\n00:00:01,000 --> 00:00:02,000\nAlice: So the plan\n\n2\n00:01:05,000 --> 00:01:09,000\n"
+                   "Alice: is ready.\n")
+    doc = read(srt)
+    assert doc.place(doc.text.index("2\n00:01")).time == "00:01:05"
+
+
+def test_a_caption_file_without_cues_is_refused_and_one_without_a_header_is_read(tmp_path):
+    from lsgtool.documents import DocumentError, read
+
+    (tmp_path / "empty.vtt").write_text("WEBVTT\n\n")
+    with pytest.raises(DocumentError, match="no caption cues"):
+        read(tmp_path / "empty.vtt")
+    (tmp_path / "bare.vtt").write_text("00:00:01.000 --> 00:00:02.000\nHello there.\n")
+    assert read(tmp_path / "bare.vtt").reading == "captions"
