@@ -102,7 +102,7 @@ class Document:
         """The turns of a transcript or caption file (``documents.prose.turns``), none for other text."""
         from lsgtool.documents.prose import turns
 
-        return turns(self.text, self.transcript) if self.reading != "prose" else ()
+        return turns(self.text, self.transcript)
 
     @cached_property
     def _turn_ends(self) -> list[int]:

@@ -88,7 +88,7 @@ class Turn:
 
 def is_captions(text: str) -> bool:
     """Whether ``text`` is a WebVTT or SubRip file (cues with ``-->`` timings)."""
-    head = text.lstrip("\ufeff \t\r\n")[:300]
+    head = text[:4096].lstrip("\ufeff \t\r\n")[:300]  # a slice first: not a copy of a whole book
     if head.startswith("WEBVTT"):
         return True
     first = [line for line in head.splitlines() if line.strip()][:2]
@@ -295,6 +295,7 @@ EMPTY = FILLERS | frozenset(
     do does did not can can't could would should will going gonna think thing things kind sort get got
     have has had very much some something maybe also now because about up out one two""".split())
 WORD = re.compile(r"[\w'’-]+")
+EDGES = ",.;:!?\"'()[]…-"  # what a word is stripped of before it is compared
 # real words a stutter could be mistaken for ("a", "I", "in" before a word they begin)
 SHORT_WORDS = frozenset("a an i in on at is it as be by do go he me my no of or so to up us we".split())
 
@@ -315,16 +316,16 @@ def _spoken(span: str) -> str:
         kept.append(TAG.sub("", line))
     words = []
     for word in " ".join(kept).split():
-        bare = word.strip(",.;:!?\"'()[]…-").lower()
+        bare = word.strip(EDGES).lower()
         if bare in FILLERS:
             if words and word[-1] in ".?!" and words[-1][-1] not in ".?!,;:":
                 words[-1] += word[-1]  # "it um." keeps the full stop
             continue
-        last = words[-1].strip(",.;:!?\"'()[]…-").lower() if words else ""
+        before = words[-1].strip(EDGES) if words else ""
+        last = before.lower()
         if bare and bare == last and words[-1][-1] not in ".?!":  # "it's it's" (not across a sentence end)
             words[-1] = word
             continue
-        before = words[-1].strip(",.;:!?\"'()[]…-") if words else ""
         if (last and len(last) <= 2 and last not in SHORT_WORDS and bare.startswith(last) and bare != last
                 and before.isalpha() and before.islower()):  # a stutter: "b build" (not "AI aims", "2 25-inch")
             words[-1] = word

@@ -32,8 +32,9 @@ def read_bytes(data: bytes, name: str, suffix: str = "", transcript: bool | None
         found, title, notes = read_epub(data, name)
         return Document(name, "epub", found, digest, title, notes, transcript=transcript)
     text = decode(data, name)
-    if suffix in (".vtt", ".srt") or is_captions(text):  # WebVTT, SubRip: cues, read as turns (documents.prose)
-        if not (is_captions(text) and turns(text)):
+    captions = is_captions(text)
+    if suffix in (".vtt", ".srt") or captions:  # WebVTT, SubRip: cues, read as turns (documents.prose)
+        if not (captions and turns(text)):
             raise DocumentError(f"'{name}' holds no caption cues with words (a timing line such as "
                                 "'00:00:01.000 --> 00:00:04.000' followed by what was said).",
                                 "pass a WebVTT or SubRip file, or the text as .txt.")
