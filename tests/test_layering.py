@@ -20,7 +20,7 @@ PACKAGE = Path(lsgtool.__file__).parent
 CORE = PACKAGE / "core"
 APP_LAYERS = ("summarize", "finetune", "inspection", "profiling", "conversion", "documents", "settings", "plots",
               "progress", "distributed")
-COMMAND_HELPERS = ("__init__", "_common", "_progress", "_prompt", "_guided")
+COMMAND_HELPERS = ("__init__", "_common", "_progress", "_prompt", "_guided", "_batch_report")
 COMMAND_MODULE_LINES, COMMAND_BODY_LINES = 200, 25
 
 

@@ -9,9 +9,8 @@ from pathlib import Path
 from typing import Annotated, Any, Optional
 
 import typer
-from rich.console import Console
-from rich.table import Table
 
+from lsgtool.commands._batch_report import render_batch
 from lsgtool.commands._common import DType, Device, JsonOption, emit, positive, require_device
 
 class Overflow(str, Enum):
@@ -32,6 +31,7 @@ class Format(str, Enum):
     md = "md"
     json = "json"
     jsonl = "jsonl"
+    html = "html"
 
 
 def summarize_command(
@@ -48,8 +48,11 @@ def summarize_command(
         help="Output file (one input, a name with a suffix) or folder (one <name>.summary.<ext> per input, or "
              "summaries.jsonl).",
         show_default="stdout for one input, ./summaries for several")] = None,
-    fmt: Annotated[Optional[Format], typer.Option("--format", help="text, md, json or jsonl.",
+    fmt: Annotated[Optional[Format], typer.Option("--format", help="text, md, json, jsonl or html (the summary beside "
+                                                  "the text, its sources highlighted).",
                                                   show_default="text on stdout, md in files")] = None,
+    open_page: Annotated[bool, typer.Option("--open", help="Show the HTML page in your browser (a temporary file "
+                                                           "without --out).")] = False,
     max_new_tokens: Annotated[Optional[int], typer.Option(help="Longest summary (tokens); extractive: its budget.",
                                                           min=1, show_default="the model's, else 256")] = None,
     length: Annotated[Optional[str], typer.Option(help="Summary length as a share of the text or in words: --length 5% "
@@ -132,7 +135,7 @@ def summarize_command(
         overwrite=overwrite, sources=sources, focus=focus, length=length, sentences=sentences, dataset=dataset,
         split=split, text_column=text_column, summary_column=summary_column,
         limit=limit, batch_size=batch_size, rouge=rouge or references is not None, references=references, stemmer=stemmer, trust_checkpoint=trust_checkpoint,
-        config_from=config_from, stream=not as_json, json=as_json, transcript=transcript)
+        config_from=config_from, stream=not as_json, json=as_json, transcript=transcript, open=open_page)
     result = run(options, Progress() if as_json else RichProgress(stream=True))
     together(lambda: _report(result, options.fmt, as_json) if result.outcome.main else None)  # the first one reports
 
@@ -156,45 +159,14 @@ def _report(result, fmt: str | None, as_json: bool) -> None:
         if as_json or fmt == "json":
             typer.echo(json.dumps(record, indent=2, ensure_ascii=False))
         else:
-            typer.echo(render(record, fmt or "text"), nl=False)
+            typer.echo(render(record, fmt or "text", result.document), nl=False)
     else:
-        emit(result.report(with_records=as_json), as_json, _render_batch)
+        emit(result.report(with_records=as_json), as_json, render_batch)
+    if result.page is not None:
+        from lsgtool.summarize.html import show
+
+        typer.echo(show(result.page), err=True)
     if outcome.failures:
         raise LsgtoolError(f"{len(outcome.failures)} of {result.inputs} inputs failed: "
                            + "; ".join(f"{n}: {e}" for n, e in outcome.failures[:3]),
                            "the other inputs were summarised; fix these and run again with --resume.")
-
-
-def _render_batch(console: Console, data: dict[str, Any]) -> None:
-    table = Table(title=f"lsgtool summarize — {data['method']} with {data['model']}", show_header=False)
-    table.add_column("what")
-    table.add_column("value")
-    table.add_row("inputs", f"{data['inputs']} ({data['done']} summarised, {data['skipped']} already done, "
-                            f"{len(data['failed'])} failed)")
-    table.add_row("written to", f"{data['folder']}: {', '.join(data['outputs'][:5])}"
-                                + (" ..." if len(data["outputs"]) > 5 else ""))
-    if data["rouge"]:
-        table.add_row(f"ROUGE-1/2/Lsum F1 (mean of the {data['scored']} of {data['inputs']} inputs with a reference)"
-                      if data["scored"] < data["inputs"] else "ROUGE-1/2/Lsum F1",
-                      " / ".join(f"{100 * v:.2f}" for v in data["rouge"].values()))
-    if data["bertscore"]:
-        score = data["bertscore"].get("bertscore_f1")
-        table.add_row("BERTScore F1", f"{100 * score:.2f}" if score is not None else
-                      f"not computed: {data['bertscore']['not_computed']}")
-    if data["batches"]:
-        table.add_row("batches", _batches_line(data["batches"]))
-    for failure in data["failed"]:
-        table.add_row("failed", f"{failure['input']}: {failure['error']}")
-    console.print(table)
-
-
-def _batches_line(batches: dict[str, Any]) -> str:
-    line = f"batches of {batches['batch_size']}, " + ("sorted by length" if batches["sorted_by_length"] else
-                                                      "in input order")
-    if batches["padding"] is None:
-        return line + ": none generated together in this run (inputs skipped, alone, or longer than one pass)"
-    line += f": {100 * batches['padding']:.1f}% padding"
-    if batches["sorted_by_length"] and batches["padding_in_input_order"] is not None:
-        line += f" (was {100 * batches['padding_in_input_order']:.1f}% in input order)"
-    summaries = batches["summary_padding"]
-    return line + (f"; summaries {100 * summaries:.1f}% padding" if summaries is not None else "")

@@ -27,6 +27,7 @@ from lsgtool.summarize.render import SUFFIX, render
 
 STATE = ".lsgtool-summaries"
 JSONL = "summaries.jsonl"
+INDEX = "index.html"  # a folder's HTML pages listed
 
 
 @dataclass
@@ -135,6 +136,7 @@ class Outputs:
         writers: dict[str, list[Job]] = {}
         for job in jobs:
             writers.setdefault(self.name(job), []).append(job)
+        self._check_index()
         existing = sorted(name for name in writers if _exists(self.folder / name))
         if not existing:
             return
@@ -149,6 +151,15 @@ class Outputs:
         if not (resume or overwrite):
             raise UsageError(f"{len(existing)} output(s) in '{self.folder}' exist from an earlier run "
                              f"(e.g. {existing[0]}).", "pass --resume to skip finished inputs, or --overwrite to redo them.")
+
+    def _check_index(self) -> None:
+        """A folder of HTML pages gets an index.html: one lsgtool did not write is left alone."""
+        from lsgtool.summarize.html import written_by_lsgtool
+
+        path = self.folder / INDEX
+        if self.fmt == "html" and not self.single_name and _exists(path) and not written_by_lsgtool(path):
+            raise UsageError(f"'{path}' exists and was not written by lsgtool: it is left alone (a folder of HTML "
+                             "pages gets an index.html listing them).", "choose another --out.")
 
     def _check_belonging(self, writers: dict[str, Job], owners: dict[str, list[dict[str, Any]]]) -> None:
         """Refuse to replace an output that holds the summary of an input other than the one now written to it."""
@@ -191,11 +202,12 @@ class Outputs:
             return None
         return None if record is None or record.get("pending") else record
 
-    def save(self, job: Job, record_key: str, record: dict[str, Any]) -> str:
+    def save(self, job: Job, record_key: str, record: dict[str, Any], document) -> str:
         """Record, then publish: the record is written as pending before the output file, so a run killed
         between the two leaves a file the next run knows lsgtool wrote (and redoes: a pending record is not
         a finished one). Ctrl-C waits for the three writes (``uninterrupted``): an output is never left with a
-        pending record by an interruption. The records of what the file held before are dropped. A file that
+        pending record by an interruption. The records of what the file held before are dropped. ``document``:
+        the Document summarised (an HTML page shows it). A file that
         cannot be written raises LsgtoolError (that input's failure)."""
         name = self.name(job)
         record = {**record, "output": name, "key": record_key, **_source(job)}
@@ -205,7 +217,7 @@ class Outputs:
             with uninterrupted():
                 if self.fmt != "jsonl":
                     write_file(path, json.dumps({**record, "pending": True}, ensure_ascii=False))
-                    write_file(self.folder / name, render(record, self.fmt))
+                    write_file(self.folder / name, render(record, self.fmt, document))
                     self._forget(job, name, path)
                 write_file(path, json.dumps(record, ensure_ascii=False))
         except OSError as exc:
@@ -221,6 +233,13 @@ class Outputs:
         for file, record in self._records(pattern):
             if file != keep and record["output"] == name:
                 file.unlink(missing_ok=True)
+
+    def write_index(self, records: list[dict[str, Any]]) -> str:
+        """A folder's HTML pages listed in ``index.html`` (each input's title, words, route, first sentence)."""
+        from lsgtool.summarize.html import index
+
+        write_file(self.folder / INDEX, index([r for r in records if r.get("output")]))
+        return INDEX
 
     def write_jsonl(self, records: list[dict[str, Any]]) -> str:
         name = self.single_name or JSONL  # --out FILE.jsonl is that file, never a summaries.jsonl beside it
@@ -330,6 +349,9 @@ def run(jobs: list[Job], outputs: Outputs | None, summarize: Callable, identity:
     if outputs is not None and outputs.fmt == "jsonl" and outcome.records:
         written = distributed.together(lambda: outputs.write_jsonl(outcome.records) if outcome.main else None)
         outcome.files += [written] if written else []
+    if outputs is not None and outputs.fmt == "html" and not outputs.single_name and outcome.records:
+        written = distributed.together(lambda: outputs.write_index(outcome.records) if outcome.main else None)
+        outcome.files += [written] if written else []
     return outcome
 
 
@@ -358,7 +380,7 @@ def _kept(job: Job, document, record_key: str, done: dict[str, Any], outputs: Ou
     written again when that changed or the output is gone."""
     finished = finish(document, done)
     if finished != done or done["output"] != outputs.name(job) or not (outputs.folder / done["output"]).exists():
-        finished["output"] = outputs.save(job, record_key, finished)
+        finished["output"] = outputs.save(job, record_key, finished, document)
     return finished
 
 
@@ -403,7 +425,7 @@ def _summarise(pending: list[Item], outputs, summarize, state, outcome: Outcome,
             record["process"] = state.process_index
         if outputs is not None:
             try:
-                record = {**record, "output": outputs.save(job, record_key, record), "key": record_key,
+                record = {**record, "output": outputs.save(job, record_key, record, item.document), "key": record_key,
                           **_source(job)}
             except FAILURES as exc:
                 if not keep_going:

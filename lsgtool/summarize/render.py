@@ -1,4 +1,5 @@
-"""A summary record as the output formats write it: plain text, Markdown, JSON or a JSON line."""
+"""A summary record as the output formats write it: plain text, Markdown, JSON, a JSON line, or an HTML page
+(``summarize.html``, which shows the document too)."""
 
 from __future__ import annotations
 
@@ -7,8 +8,8 @@ from typing import Any
 
 from lsgtool.documents.model import SEPARATOR
 
-FORMATS = ("text", "md", "json", "jsonl")
-SUFFIX = {"text": ".txt", "md": ".md", "json": ".json", "jsonl": ".jsonl"}
+FORMATS = ("text", "md", "json", "jsonl", "html")
+SUFFIX = {"text": ".txt", "md": ".md", "json": ".json", "jsonl": ".jsonl", "html": ".html"}
 
 
 MARKED_SHARE = 0.2  # sources below this share of a sentence are left out of its marker (they stay in JSON)
@@ -72,8 +73,13 @@ def _focus(focus: dict[str, Any]) -> str:
     return f"; focused on “{focus['question']}”{found}"
 
 
-def render(record: dict[str, Any], fmt: str) -> str:
-    """The record in ``fmt``; text and Markdown keep the chapter titles after the whole summary."""
+def render(record: dict[str, Any], fmt: str, document=None) -> str:
+    """The record in ``fmt``; text and Markdown keep the chapter titles after the whole summary; HTML shows
+    ``document`` (the Document the record summarises) beside it."""
+    if fmt == "html":
+        from lsgtool.summarize.html import page
+
+        return page(record, document)
     if fmt == "json":
         return json.dumps(record, indent=2, ensure_ascii=False) + "\n"
     if fmt == "jsonl":

@@ -20,7 +20,7 @@ __all__ = ["GENERATION_FLAGS", "SummarizeOptions", "SummarizeResult", "default_m
 
 GENERATION_FLAGS = ("max_new_tokens", "min_new_tokens", "num_beams", "length_penalty", "no_repeat_ngram_size",
                     "repetition_penalty")
-OUTPUT_SUFFIXES = {".md": "md", ".txt": "text", ".json": "json", ".jsonl": "jsonl"}
+OUTPUT_SUFFIXES = {".md": "md", ".txt": "text", ".json": "json", ".jsonl": "jsonl", ".html": "html", ".htm": "html"}
 
 
 @dataclass
@@ -32,7 +32,7 @@ class SummarizeOptions:
     method: str = "auto"  # auto, abstractive, extractive
     tokenizer: str | None = None
     out: Path | None = None
-    fmt: str | None = None  # text, md, json, jsonl (files default to md)
+    fmt: str | None = None  # text, md, json, jsonl, html (files default to md, to html with ``open``)
     generation: dict[str, Any] = field(default_factory=dict)  # GENERATION_FLAGS given
     overflow: str = "auto"
     max_input_tokens: int | None = None
@@ -61,6 +61,8 @@ class SummarizeOptions:
     stream: bool = False  # hand greedy text to progress.text as it is generated (one input)
     json: bool = False  # the result goes to standard output as JSON (--json)
     transcript: bool | None = None  # read texts as transcripts (True) or prose (False); None: detected
+    open: bool = False  # --open: the HTML page (a folder's index) shown in a browser; written to a temporary folder
+    # when no --out is given
 
 
 @dataclass
@@ -73,6 +75,8 @@ class SummarizeResult:
     why: str | None
     bertscore: dict[str, Any] | None = None  # with --rouge: the mean F1, or why it could not be computed
     batches: dict[str, Any] | None = None  # with --batch-size N: the padding of the batches generated together
+    document: Any = None  # one input to standard output: the Document (an HTML page shows it)
+    page: Path | None = None  # the HTML page to open (--open): the one written, or a folder's index.html
 
     @property
     def records(self) -> list[dict[str, Any]]:
@@ -154,10 +158,23 @@ def _check(options: SummarizeOptions) -> None:
         raise UsageError(f"--references {options.references} is not a folder.",
                          "pass the folder that holds NAME.ref for each input NAME.md / NAME.txt (it may be the "
                          "inputs' own folder).")
+    _check_open(options)
     if options.rouge and options.dataset is None and options.references is None:
         raise UsageError("--rouge scores summaries against references: a --dataset's summary column, or "
                          "--references for input files.", "pass --dataset with a summary column or --references "
                                                           "FOLDER, or leave --rouge out.")
+
+
+def _check_open(options: SummarizeOptions) -> None:
+    """--open shows an HTML page: it is the format unless another one was asked for (refused)."""
+    if not options.open:
+        return
+    suffix = OUTPUT_SUFFIXES.get(options.out.suffix.lower()) if options.out is not None else None
+    if options.fmt not in (None, "html") or suffix not in (None, "html"):
+        given = f"--format {options.fmt}" if options.fmt not in (None, "html") else f"--out {options.out}"
+        raise UsageError(f"--open shows an HTML page, and {given} asks for another format.",
+                         "leave that out (--open writes HTML), or leave --open out.")
+    options.fmt = "html"
 
 
 def _jobs(options: SummarizeOptions):
@@ -174,6 +191,10 @@ def _outputs(jobs, options: SummarizeOptions):
     from lsgtool.summarize.batch import Outputs
 
     batch = len(jobs) > 1 or options.dataset is not None
+    if options.out is None and not batch and options.open:  # a page to look at, not a file asked for
+        import tempfile
+
+        return Outputs(Path(tempfile.mkdtemp(prefix="lsgtool-")), "html", f"{jobs[0].stem}.summary.html")
     if options.out is None and not batch:
         return None
     out = options.out or Path("summaries")
@@ -296,6 +317,12 @@ def run(options: SummarizeOptions, progress: Progress | None = None) -> Summariz
         if outputs is not None:
             outputs.unlock()
     result = SummarizeResult(outcome, len(jobs), outputs, model.method, model.name, model.why)
+    if outputs is None and options.fmt == "html" and outcome.records:
+        result.document = jobs[0].read()  # read once already (``_read_now``)
+    if options.open and outputs is not None and outcome.records:
+        from lsgtool.summarize.batch import INDEX
+
+        result.page = outputs.folder / (outputs.single_name or INDEX)
     if options.batch_size > 1 and model.method == "abstractive":
         result.batches = outcome.padding.report(options.batch_size, options.by_length)
     if options.rouge and outcome.main:
@@ -361,7 +388,7 @@ def _loaded(model: Model, options: SummarizeOptions, outputs, progress: Progress
 def _sources_asked(options: SummarizeOptions, outputs) -> bool:
     """Whether sources are asked for: --sources, else by the format (Markdown and JSON show them)."""
     fmt = outputs.fmt if outputs is not None else ("json" if options.json else options.fmt or "text")
-    return options.sources if options.sources is not None else fmt in ("md", "json", "jsonl")
+    return options.sources if options.sources is not None else fmt in ("md", "json", "jsonl", "html")
 
 
 def _ask(options: SummarizeOptions, outputs, summarizer):
