@@ -60,9 +60,9 @@ def _sources(record) -> dict[str, tuple[int, int]]:
     return found
 
 
-def _page(runner, app, source: Path, out: Path, *flags) -> tuple[dict, str]:
-    """(record, text lsgtool read) of ``source`` summarised to the page ``out``."""
-    result = runner.invoke(app, ["summarize", str(source), "--model", "minilm", "--out", str(out), *flags, "--json"])
+def _page(runner, app, source: Path, out: Path, *flags, model: str = "minilm") -> tuple[dict, str]:
+    """(record, text lsgtool read) of ``source`` summarised by ``model`` to the page ``out``."""
+    result = runner.invoke(app, ["summarize", str(source), "--model", model, "--out", str(out), *flags, "--json"])
     assert result.exit_code == 0, result.output
     record = json.loads(result.stdout)["records"][0]
     assert record["output"] == out.name
@@ -237,3 +237,19 @@ def test_open_with_another_format_is_refused(runner, app, tmp_path, flags, named
     result = runner.invoke(app, ["summarize", str(source), "--open", *flags])
     assert result.exit_code == 2 and f"Error: --open shows an HTML page, and {named}" in result.output
     assert "Hint:" in result.output and not (tmp_path / "x.md").exists()
+
+
+@pytest.mark.parametrize("flags", [("--max-input-tokens", "60"), ("--per-chapter",)])
+def test_abstractive_sources_shared_by_sentences_are_each_their_text(runner, app, models, tmp_path, text, flags):
+    """A sentence written by a model (here a tiny BART, through windows or chapters) points at several input
+    sentences, and several summary sentences at the same one: each highlight lists every source it is part of."""
+    doc = tmp_path / "book.txt"
+    doc.write_text("\n\n".join(f"Chapter {i + 1}\n\n{text(3)}" for i in range(3)))
+    record, whole = _page(runner, app, doc, tmp_path / "book.html", "--max-new-tokens", "8", *flags,
+                          model=str(models / "bart-lsg"))
+    assert record["method"] == "abstractive"
+    parsed = Highlights()
+    parsed.feed((tmp_path / "book.html").read_text(encoding="utf-8"))
+    expected = _sources(record)
+    assert len(expected) > len({k.split(".")[0] for k in expected})  # sentences with more than one source
+    assert {key: parsed.found.get(key) for key in expected} == {k: whole[a:b] for k, (a, b) in expected.items()}
