@@ -234,11 +234,21 @@ class Outputs:
             if file != keep and record["output"] == name:
                 file.unlink(missing_ok=True)
 
-    def write_index(self, records: list[dict[str, Any]]) -> str:
-        """A folder's HTML pages listed in ``index.html`` (each input's title, words, route, first sentence)."""
+    def write_index(self) -> str:
+        """The folder's HTML pages listed in ``index.html`` (each input's title, words, route, first sentence): every
+        page a finished record says lsgtool wrote here, this run's and earlier runs'."""
         from lsgtool.summarize.html import index
 
-        write_file(self.folder / INDEX, index([r for r in records if r.get("output")]))
+        pages: dict[str, tuple[float, dict[str, Any]]] = {}
+        for file, record in self._records():
+            name = record["output"]
+            if record.get("pending") or not name.endswith(SUFFIX["html"]) or not _exists(self.folder / name):
+                continue
+            written = file.stat().st_mtime
+            if name not in pages or pages[name][0] < written:
+                pages[name] = (written, record)
+        write_file(self.folder / INDEX, index([record for _, record in sorted(pages.values(),
+                                                                              key=lambda p: p[1]["output"])]))
         return INDEX
 
     def write_jsonl(self, records: list[dict[str, Any]]) -> str:
@@ -350,7 +360,7 @@ def run(jobs: list[Job], outputs: Outputs | None, summarize: Callable, identity:
         written = distributed.together(lambda: outputs.write_jsonl(outcome.records) if outcome.main else None)
         outcome.files += [written] if written else []
     if outputs is not None and outputs.fmt == "html" and not outputs.single_name and outcome.records:
-        written = distributed.together(lambda: outputs.write_index(outcome.records) if outcome.main else None)
+        written = distributed.together(lambda: outputs.write_index() if outcome.main else None)
         outcome.files += [written] if written else []
     return outcome
 

@@ -23,6 +23,7 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 from lsgtool.documents.model import Document
 
@@ -36,7 +37,7 @@ class _Block:
     start: int
     end: int
     chapter: int | None = None  # the chapter this block begins
-    page: int | None = None  # the PDF page this block begins (1-based)
+    pages: list[int] = field(default_factory=list)  # the PDF pages this block begins (1-based; more: empty pages)
     line: int | None = None  # the first line's number (text files)
 
 
@@ -82,8 +83,9 @@ def page(record: dict[str, Any], document: Document) -> str:
         parts.append(_chapter_list(chapters))
     parts.append(_summary_section("Summary" if not chapters else "The book", record["summary"], book, None, "sum"))
     for j, chapter in enumerate(chapters):
-        parts.append(_summary_section(_chapter_title(chapter, j), chapter["text"], numbered.add(chapter.get("sentences") or []),
-                                      chapter.get("index", j), f"cs{j}"))
+        sentences = numbered.add(chapter.get("sentences") or [])
+        parts.append(_summary_section(_chapter_title(chapter, j), chapter["text"], sentences, chapter.get("index", j),
+                                      f"cs{j}"))
     if record.get("sentences") is None and not any(c.get("sentences") for c in chapters):
         parts.append('<p class="note">This summary has no sources (they were not asked for, or this model cannot '
                      "trace them), so nothing is highlighted in the text.</p>")
@@ -163,23 +165,32 @@ def _summary_section(title: str, text: str, sentences: list[tuple[int, dict[str,
 
 def _blocks(document: Document) -> list[_Block]:
     """The text cut where the browser may lay it out on its own: chapters (and the gaps between them left out),
-    PDF pages, and ``CHUNK_LINES`` lines of a text file (which is shown whole, line numbers in the margin)."""
+    PDF pages, and ``CHUNK_LINES`` lines of a text file (which is shown whole, line numbers in the margin; a cut
+    there is at a line's start: a chapter whose text begins inside its first line is cut before that line)."""
     text = document.text
     cuts: dict[int, _Block] = {}
     line_starts = [0] + [m.end() for m in re.finditer("\n", text)] if document.source is not None else []
+
+    def cut(at: int) -> _Block:
+        if line_starts:
+            at = line_starts[bisect.bisect_right(line_starts, at) - 1]
+        return cuts.setdefault(at, _Block(at, 0))
+
     if document.source is not None:
         spans = [(0, len(text))]
         for number in range(0, len(line_starts), CHUNK_LINES):
-            cuts.setdefault(line_starts[number], _Block(line_starts[number], 0))
+            cut(line_starts[number])
     else:
         spans = [(c.start, c.start + len(c.text)) for c in document.chapters]
     for i, chapter in enumerate(document.chapters):
-        cuts.setdefault(chapter.start, _Block(chapter.start, 0)).chapter = i
+        block = cut(chapter.start)
+        block.chapter = i if block.chapter is None else block.chapter
     for number, start in enumerate(document.pages, 1):
-        cuts.setdefault(start, _Block(start, 0)).page = number
+        cut(start).pages.append(number)  # pages without text begin where the next one does
+    order = sorted(cuts)
     blocks = []
     for start, end in spans:
-        inside = [cuts[c] for c in sorted(cuts) if start < c < end]
+        inside = [cuts[c] for c in order[bisect.bisect_right(order, start):bisect.bisect_left(order, end)]]
         first = cuts.get(start, _Block(start, 0))
         for block, following in zip([first] + inside, inside + [None]):
             block.end = following.start if following is not None else end
@@ -190,32 +201,36 @@ def _blocks(document: Document) -> list[_Block]:
 
 
 def _text(document: Document, spans: list[_Span]) -> str:
+    """The document's text, block by block, each holding the highlights of the spans that reach into it."""
     text = document.text
     numbered = document.source is not None
     spans = sorted(spans, key=lambda s: (s.start, s.end))
-    starts = [s.start for s in spans]
-    longest = max((s.end - s.start for s in spans), default=0)
-    first = {s.sentence: s.start for s in spans if s.rank == 0}  # each sentence's anchor (#m<n>)
-    out = []
+    anchors: dict[int, list[int]] = {}  # where each sentence's strongest source begins: its anchor (#m<n>)
+    for s in spans:
+        if s.rank == 0:
+            anchors.setdefault(s.start, []).append(s.sentence)
+    out, active, taken = [], [], 0
     for block in _blocks(document):
+        while taken < len(spans) and spans[taken].start < block.end:
+            active.append(spans[taken])
+            taken += 1
+        active = [s for s in active if s.end > block.start]
         attributes = f"contain-intrinsic-size:auto {_height(text, block)}px"
         if numbered:
             attributes += f";counter-reset:l {block.line - 1}"
         attributes = f' style="{attributes}"'
         if block.chapter is not None:
             attributes += f' id="c{block.chapter}"'
-        elif block.page is not None:
-            attributes += f' id="p{block.page}"'
+        elif block.pages:
+            attributes += f' id="p{block.pages[0]}"'
         out.append(f'<section class="b{" n" if numbered else ""}"{attributes}>')
         if block.chapter is not None and not numbered:
             chapter = document.chapters[block.chapter]
             out.append(f"<h3>{_escape(chapter.title or f'Chapter {block.chapter + 1}')}</h3>")
-        if block.page is not None:
-            anchor = f' id="p{block.page}"' if block.chapter is not None else ""
-            out.append(f'<div class="pg"{anchor}>Page {block.page}</div>')
-        lo, hi = bisect.bisect_left(starts, block.start - longest), bisect.bisect_left(starts, block.end)
-        near = [s for s in spans[lo:hi] if s.end > block.start]
-        out.append(f'<div class="t">{_highlighted(text, block.start, block.end, near, first, numbered)}</div>'
+        for page in block.pages:
+            anchor = f' id="p{page}"' if block.chapter is not None or page != block.pages[0] else ""
+            out.append(f'<div class="pg"{anchor}>Page {page}</div>')
+        out.append(f'<div class="t">{_highlighted(text, block.start, block.end, active, anchors, numbered)}</div>'
                    "</section>\n")
     return "".join(out)
 
@@ -225,27 +240,27 @@ def _height(text: str, block: _Block) -> int:
     return 24 * (text.count("\n", block.start, block.end) + (block.end - block.start) // 90) + 40
 
 
-def _highlighted(text: str, start: int, end: int, spans: list[_Span], first: dict[int, int], numbered: bool) -> str:
-    """``text[start:end]`` escaped, every piece covered by spans a highlight link back to its strongest sentence;
-    numbered: an ``<i>`` at each line's start (its number, drawn by the style)."""
+def _highlighted(text: str, start: int, end: int, spans: list[_Span], anchors: dict[int, list[int]],
+                 numbered: bool) -> str:
+    """``text[start:end]`` escaped, every piece covered by ``spans`` (sorted by start) a highlight linking back
+    to its strongest sentence; numbered: an ``<i>`` at each line's start (its number, drawn by the style)."""
     cuts = sorted({start, end} | {p for s in spans for p in (s.start, s.end) if start < p < end})
-    anchors: dict[int, list[int]] = {}
-    for n, at in first.items():
-        if start <= at < end:
-            anchors.setdefault(at, []).append(n)
-    out = []
+    out, active, taken = [], [], 0
     for a, b in zip(cuts, cuts[1:]):
         out += [f'<span id="m{n}"></span>' for n in anchors.get(a, [])]
-        piece = _escape(text[a:b])
+        piece = _escape(text[a:b]).replace("\r", "&#13;")  # a raw CR would be read as a line break
         if numbered:
             piece = ("<i></i>" if a == 0 or text[a - 1] == "\n" else "") + piece.replace("\n", "\n<i></i>")
             if text[b - 1] == "\n":
                 piece = piece[:-len("<i></i>")]  # the next line's number goes with it (it may be in the next block)
-        covering = [s for s in spans if s.start <= a and s.end >= b]
-        if covering:
-            best = max(covering, key=lambda s: s.share)
+        while taken < len(spans) and spans[taken].start <= a:
+            active.append(spans[taken])
+            taken += 1
+        active = [s for s in active if s.end > a]  # cuts hold every end: what is left covers [a, b)
+        if active:
+            best = max(active, key=lambda s: s.share)
             level = min(int(best.share * LEVELS), LEVELS - 1)
-            keys = " ".join(s.key for s in covering)
+            keys = " ".join(s.key for s in active)
             piece = f'<a class="h h{level}" href="#s{best.sentence}" data-s="{keys}">{piece}</a>'
         out.append(piece)
     return "".join(out)
@@ -276,7 +291,8 @@ def index(records: list[dict[str, Any]]) -> str:
     for r in records:
         sentences = r.get("sentences") or []
         first = sentences[0]["text"] if sentences else r["summary"].split(". ")[0]
-        rows.append(f'<tr><td><a href="{html.escape(r["output"], quote=True)}">{_escape(r.get("title") or r["input"])}'
+        link = "./" + quote(r["output"])  # a file name is never read as a scheme ("javascript:...") or a fragment
+        rows.append(f'<tr><td><a href="{_escape(link)}">{_escape(r.get("title") or r["input"])}'
                     f'</a></td><td>{r["words"]:,}</td><td>{_escape(r["route"])}</td><td>{_escape(first)}</td></tr>')
     return (f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><meta name="generator" content="{GENERATOR}">'
             f"<title>Summaries</title><style>{INDEX_STYLE}</style></head><body><h1>Summaries ({len(records)})</h1>"

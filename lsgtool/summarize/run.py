@@ -191,10 +191,12 @@ def _outputs(jobs, options: SummarizeOptions):
     from lsgtool.summarize.batch import Outputs
 
     batch = len(jobs) > 1 or options.dataset is not None
-    if options.out is None and not batch and options.open:  # a page to look at, not a file asked for
+    if options.out is None and not batch and options.open:  # a page to look at, not a file asked for: a new
+        import secrets  # temporary folder, made when the run writes (a run refused before leaves nothing)
         import tempfile
 
-        return Outputs(Path(tempfile.mkdtemp(prefix="lsgtool-")), "html", f"{jobs[0].stem}.summary.html")
+        folder = Path(tempfile.gettempdir()) / f"lsgtool-{secrets.token_hex(6)}"
+        return Outputs(folder, "html", f"{jobs[0].stem}.summary.html")
     if options.out is None and not batch:
         return None
     out = options.out or Path("summaries")
@@ -373,6 +375,11 @@ def _ready(options: SummarizeOptions, progress: Progress):
     except BaseException:
         if outputs is not None:
             outputs.unlock()
+            if options.open and options.out is None and outputs.single_name:  # the page's temporary folder
+                try:
+                    outputs.folder.rmdir()
+                except OSError:
+                    pass
         raise
 
 

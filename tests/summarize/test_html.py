@@ -7,9 +7,11 @@ JavaScript off; a folder run gets an index; ``--open``. The packaged all-MiniLM-
 import html
 import json
 import os
+import re
 import shutil
 from html.parser import HTMLParser
 from pathlib import Path
+from urllib.parse import unquote
 
 import pytest
 
@@ -23,6 +25,9 @@ HOSTILE = ("The council met at dawn and <script>window.pwned = 1; alert(1)</scri
            "Quotes \"like these\" & ampersands & 'these' stay as they were written in the minutes of the day.\n\n"
            "The harvest was larger than any year before it, and the granaries were filled to the roof.\n")
 WIDE = {"width": 1280, "height": 800}
+# the text of each source key as the browser holds it: its highlights' text, in document order
+SHOWN = ("() => { const found = {}; for (const a of document.querySelectorAll('#doc a[data-s]')) "
+         "for (const k of a.dataset.s.split(' ')) found[k] = (found[k] || '') + a.textContent; return found; }")
 
 
 class Highlights(HTMLParser):
@@ -104,15 +109,23 @@ def test_every_highlight_is_its_source_text_and_markup_in_the_document_is_text(r
     assert len(page.encode()) < 1.5 * len(text.encode()) + 12_000  # the style and script, then the text once
 
 
-def test_a_click_on_a_sentence_shows_its_sources_and_a_click_on_a_highlight_goes_back(runner, app, tmp_path, browser):
+@pytest.mark.parametrize("newline", ["\n", "\r\n"])
+def test_a_click_on_a_sentence_shows_its_sources_and_a_click_on_a_highlight_goes_back(runner, app, tmp_path, browser,
+                                                                                       newline):
     source = tmp_path / "minutes.txt"
-    source.write_text(HOSTILE + "\n".join(f"Line {i} of the appendix lists a barrel of grain and its keeper."
-                                          for i in range(200)) + "\n", encoding="utf-8")
+    wrapped = HOSTILE.replace(" was read aloud", "\nwas read aloud").replace(" stay as", "\nstay as").replace(
+        " and the granaries", "\nand the granaries")  # every sentence over two lines
+    source.write_text(wrapped + "\n".join(f"Line {i} of the appendix lists a barrel of grain\nand its keeper."
+                                           for i in range(100)) + "\n", encoding="utf-8", newline=newline)
     record, text = _page(runner, app, source, tmp_path / "minutes.html", "--sentences", "3")
+    assert ("\r\n" in text) == (newline == "\r\n")  # the file's own text, as the offsets count it
+    assert all("\n" in text[a:b] for a, b in _sources(record).values())
     page = browser.new_page(viewport=WIDE)
     dialogs = []
     page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
     page.goto((tmp_path / "minutes.html").as_uri())
+    expected = _sources(record)  # the browser reads each highlight as the file's text (a CR too)
+    assert page.evaluate(SHOWN) == {k: text[a:b] for k, (a, b) in expected.items()}
     for n, sentence in enumerate(record["sentences"]):
         page.click(f"#s{n}")
         (a, b) = _sources(record)[f"{n}.0"]
@@ -130,7 +143,7 @@ def test_a_click_on_a_sentence_shows_its_sources_and_a_click_on_a_highlight_goes
     assert page.evaluate("() => document.activeElement.id") == "s1"
     assert page.locator('#doc a.on[data-s~="1.0"]').count() >= 1
     assert dialogs == [] and page.evaluate("() => window.pwned") is None
-    assert "<script>window.pwned = 1; alert(1)</script>" in page.inner_text("#doc")
+    assert "<script>window.pwned = 1; alert(1)</script>" in page.eval_on_selector("#doc", "d => d.textContent")
     page.close()
 
 
@@ -142,9 +155,7 @@ def test_pdf_and_epub_pages_highlight_the_text_lsgtool_read(runner, app, tmp_pat
     record, text = _page(runner, app, DATA / name, out, *flags)
     page = browser.new_page(viewport=WIDE)
     page.goto(out.as_uri())
-    shown = page.evaluate("() => { const found = {}; for (const a of document.querySelectorAll('#doc a[data-s]')) "
-                          "for (const k of a.dataset.s.split(' ')) found[k] = (found[k] || '') + a.textContent; "
-                          "return found; }")
+    shown = page.evaluate(SHOWN)
     expected = _sources(record)
     assert len(expected) >= 4 and {k: shown.get(k) for k in expected} == {k: text[a:b] for k, (a, b) in expected.items()}
     count = len({key.split(".")[0] for key in expected})
@@ -193,8 +204,20 @@ def test_a_folder_gets_a_page_per_input_and_an_index(runner, app, tmp_path):
     assert sorted(p.name for p in out.glob("*.html")) == ["harvest.summary.html", "index.html", "minutes.summary.html"]
     listing = (out / "index.html").read_text(encoding="utf-8")
     for record in records:  # each page linked, with its title and first sentence (escaped)
-        assert f'href="{record["output"]}"' in listing and html.escape(record["sentences"][0]["text"]) in listing
+        assert f'href="./{record["output"]}"' in listing and html.escape(record["sentences"][0]["text"]) in listing
     assert "<script" not in listing
+    # a later run into the folder adds its page to the index, which keeps the earlier ones; a name that reads as a
+    # scheme, a fragment or a query is a link to the file
+    odd = tmp_path / "javascript:alert(1) #3?.txt"
+    odd.write_text(HOSTILE, encoding="utf-8")
+    result = runner.invoke(app, ["summarize", str(odd), str(docs / "minutes.txt"), "--model", "minilm", "--format",
+                                 "html", "--out", str(out), "--sentences", "1", "--resume"])
+    assert result.exit_code == 0, result.output
+    links = re.findall(r'<a href="([^"]+)"', (out / "index.html").read_text(encoding="utf-8"))
+    assert sorted(unquote(link) for link in links) == sorted(
+        f"./{name}" for name in ["harvest.summary.html", "minutes.summary.html", "javascript:alert(1) #3?.summary.html"])
+    assert all(link.startswith("./") and "#" not in link and "?" not in link and ":" not in link for link in links)
+    assert all((out / unquote(link)).is_file() for link in links)
     # an index.html lsgtool did not write is left alone, and the run refused before any work
     foreign = tmp_path / "theirs"
     foreign.mkdir()
@@ -253,3 +276,51 @@ def test_abstractive_sources_shared_by_sentences_are_each_their_text(runner, app
     expected = _sources(record)
     assert len(expected) > len({k.split(".")[0] for k in expected})  # sentences with more than one source
     assert {key: parsed.found.get(key) for key in expected} == {k: whole[a:b] for k, (a, b) in expected.items()}
+
+
+class Gutter(HTMLParser):
+    """Each line of the text as the page numbers it: a block's ``counter-reset: l N``, then one more at each ``<i>``;
+    text outside a numbered line is kept under number 0 (there should be none)."""
+
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.lines: dict[int, str] = {}
+        self.number, self.inside = 0, 0
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        if tag == "main":
+            self.inside = 1
+        elif self.inside and tag == "section":
+            self.number = int(re.search(r"counter-reset:l (\d+)", attrs.get("style", "")).group(1))
+        elif self.inside and tag == "div" and "t" in (attrs.get("class") or "").split():
+            self.inside = 2
+        elif self.inside == 2 and tag == "i":
+            self.number += 1
+            self.lines.setdefault(self.number, "")
+
+    def handle_endtag(self, tag):
+        if self.inside == 2 and tag == "div":
+            self.inside = 1
+
+    def handle_data(self, data):
+        if self.inside == 2:
+            self.lines[self.number] = self.lines.get(self.number, "") + data
+
+
+@pytest.mark.parametrize("name, content", [
+    ("indented.txt", "  An indented first line opens the record of the harvest.\n" + HOSTILE * 60),
+    ("bom.txt", "\ufeff" + HOSTILE * 60),
+    ("tabs.md", "# Harvest\n\n\tThe granaries were counted twice.\n\n" + HOSTILE * 30 + "## Winter\n\n    code()\n"
+                + HOSTILE * 30)])
+def test_each_line_of_a_text_file_shows_its_own_number(runner, app, tmp_path, name, content):
+    """Line numbers continue across blocks (every 200 lines, and at a chapter whose text begins inside a line)."""
+    source = tmp_path / name
+    source.write_text(content, encoding="utf-8")
+    _, text = _page(runner, app, source, tmp_path / "page.html", "--sentences", "3")
+    gutter = Gutter()
+    gutter.feed((tmp_path / "page.html").read_text(encoding="utf-8"))
+    lines = text.split("\n")
+    assert len(lines) > 200 and 0 not in gutter.lines
+    assert gutter.lines == {i + 1: line + ("\n" if i < len(lines) - 1 else "") for i, line in enumerate(lines)
+                            if i < len(lines) - 1 or line}
