@@ -324,3 +324,29 @@ def test_each_line_of_a_text_file_shows_its_own_number(runner, app, tmp_path, na
     assert len(lines) > 200 and 0 not in gutter.lines
     assert gutter.lines == {i + 1: line + ("\n" if i < len(lines) - 1 else "") for i, line in enumerate(lines)
                             if i < len(lines) - 1 or line}
+
+
+def test_a_pdf_page_without_text_keeps_its_page_marker(runner, app, tmp_path):
+    fitz = pytest.importorskip("fitz")
+    pdf = fitz.open()
+    for words in [HOSTILE, "", HOSTILE.replace("council", "assembly")]:
+        page = pdf.new_page()
+        if words:
+            page.insert_textbox(fitz.Rect(50, 50, 550, 800), words.replace("<", "(").replace(">", ")"), fontsize=10)
+    pdf.save(tmp_path / "minutes.pdf")
+    _page(runner, app, tmp_path / "minutes.pdf", tmp_path / "page.html", "--sentences", "2")
+    page = (tmp_path / "page.html").read_text(encoding="utf-8")
+    assert [int(n) for n in re.findall(r'<div class="pg"[^>]*>Page (\d+)</div>', page)] == [1, 2, 3]
+
+
+def test_open_refused_leaves_no_temporary_folder(runner, app, tmp_path, monkeypatch):
+    import tempfile
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "tmp"))
+    (tmp_path / "tmp").mkdir()
+    (tmp_path / "empty.txt").write_text("")
+    (tmp_path / "minutes.txt").write_text(HOSTILE, encoding="utf-8")
+    for args in (["empty.txt"], ["minutes.txt", "--model", str(tmp_path / "no-such-model")]):
+        result = runner.invoke(app, ["summarize", str(tmp_path / args[0]), *args[1:], "--open"])
+        assert result.exit_code == 2 and "Error:" in result.output
+    assert list((tmp_path / "tmp").iterdir()) == []
