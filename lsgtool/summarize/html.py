@@ -209,6 +209,7 @@ def _text(document: Document, spans: list[_Span]) -> str:
     for s in spans:
         if s.rank == 0:
             anchors.setdefault(s.start, []).append(s.sentence)
+    headings = sorted((c.start + a, c.start + b) for c in document.chapters for a, b, _ in c.headings)
     out, active, taken = [], [], 0
     for block in _blocks(document):
         while taken < len(spans) and spans[taken].start < block.end:
@@ -230,8 +231,9 @@ def _text(document: Document, spans: list[_Span]) -> str:
         for page in block.pages:
             anchor = f' id="p{page}"' if block.chapter is not None or page != block.pages[0] else ""
             out.append(f'<div class="pg"{anchor}>Page {page}</div>')
-        out.append(f'<div class="t">{_highlighted(text, block.start, block.end, active, anchors, numbered)}</div>'
-                   "</section>\n")
+        inside = headings[bisect.bisect_left(headings, (block.start,)):bisect.bisect_left(headings, (block.end,))]
+        out.append(f'<div class="t">{_highlighted(text, block.start, block.end, active, anchors, numbered, inside)}'
+                   "</div></section>\n")
     return "".join(out)
 
 
@@ -241,11 +243,13 @@ def _height(text: str, block: _Block) -> int:
 
 
 def _highlighted(text: str, start: int, end: int, spans: list[_Span], anchors: dict[int, list[int]],
-                 numbered: bool) -> str:
+                 numbered: bool, headings: list[tuple[int, int]] = ()) -> str:
     """``text[start:end]`` escaped, every piece covered by ``spans`` (sorted by start) a highlight linking back
-    to its strongest sentence; numbered: an ``<i>`` at each line's start (its number, drawn by the style)."""
-    cuts = sorted({start, end} | {p for s in spans for p in (s.start, s.end) if start < p < end})
-    out, active, taken = [], [], 0
+    to its strongest sentence; numbered: an ``<i>`` at each line's start (its number, drawn by the style);
+    ``headings``: (start, end) of the headings in it (an EPUB chapter's sections), shown as such."""
+    bounds = [p for s in spans for p in (s.start, s.end)] + [p for h in headings for p in h]
+    cuts = sorted({start, end} | {p for p in bounds if start < p < end})
+    out, active, taken, heading = [], [], 0, 0
     for a, b in zip(cuts, cuts[1:]):
         out += [f'<span id="m{n}"></span>' for n in anchors.get(a, [])]
         piece = _escape(text[a:b]).replace("\r", "&#13;")  # a raw CR would be read as a line break
@@ -256,6 +260,10 @@ def _highlighted(text: str, start: int, end: int, spans: list[_Span], anchors: d
         while taken < len(spans) and spans[taken].start <= a:
             active.append(spans[taken])
             taken += 1
+        while heading < len(headings) and headings[heading][1] <= a:
+            heading += 1
+        if heading < len(headings) and headings[heading][0] <= a:  # cuts hold its end: [a, b) is in it
+            piece = f'<b class="hd">{piece}</b>'
         active = [s for s in active if s.end > a]  # cuts hold every end: what is left covers [a, b)
         if active:
             best = max(active, key=lambda s: s.share)
@@ -319,6 +327,7 @@ a.s.cur{background:rgba(var(--hl),.45);box-shadow:0 0 0 2px #d08000}
 .doctitle{color:#666;font-weight:500}
 .b{content-visibility:auto;contain-intrinsic-size:auto 1200px}
 .b h3{margin:1.5em 0 .5em}
+.hd{font:600 1.05em system-ui,sans-serif}
 .t{white-space:pre-wrap;overflow-wrap:anywhere;font:15px/1.55 Georgia,serif}
 .n{counter-reset:l}
 .n .t{padding-left:4.5em}
