@@ -198,3 +198,29 @@ def paragraphs(n: int, sentences: int = 4) -> str:
         out.append(" ".join(f"The {words[(p + s) % len(words)]} number {p * sentences + s} moved over the "
                             f"{words[(p * 3 + s) % len(words)]}." for s in range(sentences)))
     return "\n\n".join(out)
+
+
+@pytest.fixture
+def bible_epub():
+    """``bible_epub(verse)``: the bytes of an EPUB as pandoc makes a Bible — a book per spine item (Jeremiah,
+    Lamentations), a ``<h2>Chapter c</h2>`` per chapter (3) and a paragraph ``verse(name, c, v)`` per verse (4)."""
+    epub = pytest.importorskip("ebooklib.epub")
+    import io
+
+    def make(verse) -> bytes:
+        book, items = epub.EpubBook(), []
+        book.set_identifier("bible")
+        book.set_title("Bible")
+        for name in ("Jeremiah", "Lamentations"):
+            body = f"<h1>{name}</h1>" + "".join(f"<h2>Chapter {c}</h2>" + "".join(
+                f"<p>{verse(name, c, v)}</p>" for v in range(1, 5)) for c in range(1, 4))
+            item = epub.EpubHtml(title=name, file_name=f"{name}.xhtml", content=f"<html><body>{body}</body></html>")
+            book.add_item(item)
+            items.append(item)
+        book.toc, book.spine = items, items
+        book.add_item(epub.EpubNcx())
+        data = io.BytesIO()
+        epub.write_epub(data, book)
+        return data.getvalue()
+
+    return make

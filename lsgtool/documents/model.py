@@ -86,7 +86,7 @@ class Document:
         return [chapter.start for chapter in self.chapters]
 
     @cached_property
-    def _line_starts(self) -> list[int]:
+    def line_starts(self) -> list[int]:
         """Offsets in ``source`` where a line begins after the first (a book's sources are many lookups)."""
         return [match.end() for match in re.finditer("\n", self.source or "")]
 
@@ -116,7 +116,7 @@ class Document:
         if self.pages:
             found.page = max(bisect.bisect_right(self.pages, offset), 1)
         if self.source is not None:
-            found.line = bisect.bisect_right(self._line_starts, offset) + 1
+            found.line = bisect.bisect_right(self.line_starts, offset) + 1
         elif not self.pages:
             found.title, found.paragraph = chapter.paragraph(offset - chapter.start)
         if self._turns:

@@ -18,7 +18,6 @@ import bisect
 import html
 import json
 import os
-import re
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -169,7 +168,7 @@ def _blocks(document: Document) -> list[_Block]:
     there is at a line's start: a chapter whose text begins inside its first line is cut before that line)."""
     text = document.text
     cuts: dict[int, _Block] = {}
-    line_starts = [0] + [m.end() for m in re.finditer("\n", text)] if document.source is not None else []
+    line_starts = [0] + document.line_starts if document.source is not None else []
 
     def cut(at: int) -> _Block:
         if line_starts:

@@ -163,26 +163,11 @@ def test_pdf_pages_across_outline_chapters():
     assert [document.place(offset).page for offset in (two.start - 1, word - 1, word, three.start)] == [1, 2, 3, 5]
 
 
-def test_epub_places_name_the_heading_above_and_count_paragraphs_after_it():  # issue 29, item 20
+def test_epub_places_name_the_heading_above_and_count_paragraphs_after_it(bible_epub):  # issue 29, item 20
     """A book per spine item with a heading per chapter (as pandoc makes a Bible): a place names the chapter
     heading above it and counts text paragraphs from it, headings not counted."""
-    epub = pytest.importorskip("ebooklib.epub")
-    import io
-
-    book, items = epub.EpubBook(), []
-    book.set_identifier("bible")
-    book.set_title("Bible")
-    for name in ("Jeremiah", "Lamentations"):
-        body = f"<h1>{name}</h1>" + "".join(f"<h2>Chapter {c}</h2>" + "".join(
-            f"<p>{name} {c}:{v} says this.</p>" for v in range(1, 5)) for c in range(1, 4))
-        item = epub.EpubHtml(title=name, file_name=f"{name}.xhtml", content=f"<html><body>{body}</body></html>")
-        book.add_item(item)
-        items.append(item)
-    book.toc, book.spine = items, items
-    book.add_item(epub.EpubNcx())
-    data = io.BytesIO()
-    epub.write_epub(data, book)
-    document = read_bytes(data.getvalue(), "bible.epub", ".epub")
+    data = bible_epub(lambda name, c, v: f"{name} {c}:{v} says this.")
+    document = read_bytes(data, "bible.epub", ".epub")
     for name in ("Jeremiah", "Lamentations"):
         for c in range(1, 4):
             for v in range(1, 5):

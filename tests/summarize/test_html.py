@@ -352,23 +352,11 @@ def test_open_refused_leaves_no_temporary_folder(runner, app, tmp_path, monkeypa
     assert list((tmp_path / "tmp").iterdir()) == []
 
 
-def test_an_epub_chapters_headings_are_shown_as_headings(runner, app, tmp_path):
+def test_an_epub_chapters_headings_are_shown_as_headings(runner, app, tmp_path, bible_epub):
     """A book per spine item with a heading per chapter (as pandoc makes a Bible): each heading in the text is
     marked as one, and the highlights stay the source text."""
-    epub = pytest.importorskip("ebooklib.epub")
-    book, items = epub.EpubBook(), []
-    book.set_identifier("bible")
-    book.set_title("Bible")
-    for name in ("Jeremiah", "Lamentations"):
-        body = f"<h1>{name}</h1>" + "".join(f"<h2>Chapter {c}</h2>" + "".join(
-            f"<p>In the {c} year the prophet {name} counted {v} cities, and every city kept its {v} gates.</p>"
-            for v in range(1, 5)) for c in range(1, 4))
-        item = epub.EpubHtml(title=name, file_name=f"{name}.xhtml", content=f"<html><body>{body}</body></html>")
-        book.add_item(item)
-        items.append(item)
-    book.toc, book.spine = items, items
-    book.add_item(epub.EpubNcx())
-    epub.write_epub(str(tmp_path / "bible.epub"), book)
+    (tmp_path / "bible.epub").write_bytes(bible_epub(
+        lambda name, c, v: f"In the {c} year the prophet {name} counted {v} cities, and every city kept its {v} gates."))
     record, text = _page(runner, app, tmp_path / "bible.epub", tmp_path / "page.html", "--per-chapter",
                          "--sentences", "2")
     page = (tmp_path / "page.html").read_text(encoding="utf-8")
