@@ -12,6 +12,7 @@ process stopped and why, with that error's exit code.
 
 from __future__ import annotations
 
+import atexit
 import os
 import socket
 import tempfile
@@ -43,7 +44,21 @@ def start(cpu: bool):
     except ImportError:
         raise UsageError("this run was started by a distributed launcher, and sharing the work needs accelerate.",
                          "pip install accelerate.") from None
-    return PartialState(cpu=cpu)
+    state = PartialState(cpu=cpu)
+    atexit.unregister(_leave)  # registered once, however many runs a process starts
+    atexit.register(_leave)
+    return state
+
+
+def _leave() -> None:
+    """Close the process group while Python is still whole. Left to the interpreter's teardown, gloo's worker
+    threads can abort a process whose run succeeded (SIGABRT, "terminate called without an active exception"),
+    and the launcher then reports the whole job failed. Every collective is over by then (a run ends in
+    ``together``), and closing is local to this process."""
+    import torch.distributed as dist
+
+    if dist.is_available() and dist.is_initialized():
+        dist.destroy_process_group()
 
 
 def running() -> bool:

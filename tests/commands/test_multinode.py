@@ -279,3 +279,32 @@ def test_a_failure_of_the_head_node_alone_after_training_stops_both_nodes_saying
     assert "Error: OSError: [Errno 28] No space left on device" in nodes[0].stderr
     assert f"Error: process 0 (on {socket.gethostname()}) stopped: OSError: [Errno 28] No space left on device" \
         in nodes[1].stderr
+
+
+CLOSED_AT_EXIT = """
+import atexit
+import os
+import sys
+
+import torch.distributed as dist
+
+said = open(os.path.join(sys.argv[1], "rank" + os.environ["RANK"]), "w")
+atexit.register(lambda: said.write(f"open at exit: {dist.is_initialized()}"))  # runs after what start registers
+from lsgtool import distributed
+
+distributed.start(cpu=True)
+distributed.start(cpu=True)  # a second run in the same process: the group is still closed once
+said.write(f"running: {distributed.running()}; ")
+"""
+
+
+def test_each_process_closes_the_group_before_python_tears_down(tmp_path):
+    # the CI of stop 38: a 2-process finetune that trained and saved exited 1, its second process aborted in Python's
+    # teardown by gloo's threads ("terminate called without an active exception") with the group never closed
+    (tmp_path / "job.py").write_text(CLOSED_AT_EXIT)
+    job = subprocess.run([*torchrun(0, _free_port())[:3], "--nproc_per_node", "2", "--master_port", str(_free_port()),
+                          str(tmp_path / "job.py"), str(tmp_path)], env=ENV, capture_output=True, text=True,
+                         timeout=120)
+    assert job.returncode == 0, job.stderr[-3000:]
+    for rank in (0, 1):
+        assert (tmp_path / f"rank{rank}").read_text() == "running: True; open at exit: False"
