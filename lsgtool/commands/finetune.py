@@ -16,13 +16,15 @@ from lsgtool.progress import Progress
 
 def finetune_command(
     task: Annotated[Optional[str], typer.Option(
-        help="classification, multilabel, token-classification, mlm, seq2seq or gsg.", show_default="classification")] = None,
+        help="classification, multilabel, token-classification, mlm, seq2seq, gsg or extractive (a sentence scorer "
+             "for summarize --scorer).", show_default="classification")] = None,
     model: Annotated[Optional[str], typer.Option(help="Preset, folder, Hub id or LOCOST checkpoint to train.")] = None,
     data: Annotated[Optional[str], typer.Option(
         help="json/jsonl/csv/parquet/txt file or folder, a save_to_disk folder, or a Hub dataset.")] = None,
     text_column: Annotated[Optional[str], typer.Option(help="Input text column.", show_default="text")] = None,
     label_column: Annotated[Optional[str], typer.Option(help="Label column (classification).", show_default="label")] = None,
-    summary_column: Annotated[Optional[str], typer.Option(help="Target column (seq2seq).", show_default="summary")] = None,
+    summary_column: Annotated[Optional[str], typer.Option(help="Target column (seq2seq, extractive).",
+                                                            show_default="summary")] = None,
     out: Annotated[Optional[Path], typer.Option(help="Run folder: final model, metrics, curves, checkpoints.",
                                                 show_default="./finetune-<task>")] = None,
     config: Annotated[Optional[Path], typer.Option("--config", help="A TOML file with any option (\\[train] lr = 8e-5).")] = None,

@@ -79,6 +79,10 @@ def summarize_command(
         "(`Speaker: words` turns) or prose; .vtt/.srt are captions.", show_default="detected")] = None,
     per_chapter: Annotated[bool, typer.Option("--per-chapter", help="A summary per chapter (EPUB spine, headings), "
                                                                       "then of the book from them.")] = False,
+    scorer: Annotated[Optional[str], typer.Option(help="Extractive: how sentences are scored: rule (centroid, lexical "
+                                                      "centrality, title) or a folder from lsgtool finetune --task "
+                                                      "extractive.", show_default="the packaged learned scorer with "
+                                                      "the packaged encoder, else rule")] = None,
     device: Annotated[Device, typer.Option(help="cpu or cuda.")] = Device.cpu,
     dtype: Annotated[Optional[DType], typer.Option(help="float32, bfloat16 or float16.",
                                                    show_default="the model's")] = None,
@@ -135,7 +139,8 @@ def summarize_command(
         overwrite=overwrite, sources=sources, focus=focus, length=length, sentences=sentences, dataset=dataset,
         split=split, text_column=text_column, summary_column=summary_column,
         limit=limit, batch_size=batch_size, rouge=rouge or references is not None, references=references, stemmer=stemmer, trust_checkpoint=trust_checkpoint,
-        config_from=config_from, stream=not as_json, json=as_json, transcript=transcript, open=open_page)
+        config_from=config_from, stream=not as_json, json=as_json, transcript=transcript, open=open_page,
+        scorer=scorer)
     result = run(options, Progress() if as_json else RichProgress(stream=True))
     together(lambda: _report(result, options.fmt, as_json) if result.outcome.main else None)  # the first one reports
 

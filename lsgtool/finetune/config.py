@@ -18,7 +18,7 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover
     import tomli as tomllib
 
-TASKS = ("classification", "multilabel", "token-classification", "mlm", "seq2seq", "gsg")
+TASKS = ("classification", "multilabel", "token-classification", "mlm", "seq2seq", "gsg", "extractive")
 CLASSIFIERS = ("classification", "multilabel")
 GENERATIVE = ("seq2seq", "gsg")  # trained on (input, target) pairs; evaluated on generated text
 
@@ -132,6 +132,14 @@ RECIPES: dict[str, dict[str, dict[str, Any]]] = {
 }
 
 
+# a task's own defaults, under every layer: a sentence scorer (``extractive``) is a linear head trained from scratch,
+# whose rate and length are not a pretrained model's (tuned on the tuning part of ../shared/quality)
+TASK_DEFAULTS: dict[str, dict[str, dict[str, Any]]] = {
+    "extractive": {"train": {"lr": 1e-2, "epochs": 40.0, "batch_size": 8, "schedule": "constant",
+                             "weight_decay": 1e-3, "sampling": "random", "logging_steps": 5}},
+}
+
+
 def _keys(part) -> dict[str, str]:
     """TOML key -> attribute of a section (``global`` is ``global_tokens``: a Python keyword)."""
     return {f.metadata.get("key", f.name): f.name for f in fields(part)}
@@ -200,17 +208,24 @@ def read_toml(path: Path) -> dict:
 
 def resolve(recipe: str | None, file: Path | None, typed: dict[str, dict[str, Any]], sets: list[str]) -> Settings:
     """The settings from every layer, checked key by key; ``typed``: the options given, None for those not."""
-    settings = Settings()
+    layers = []
     if recipe is not None:
         if recipe not in RECIPES:
             raise UsageError(f"unknown --recipe {recipe!r}.", f"recipes: {', '.join(RECIPES)}.")
-        _merge(settings, RECIPES[recipe], f"recipe {recipe}")
+        layers.append((RECIPES[recipe], f"recipe {recipe}"))
     if file is not None:
-        _merge(settings, read_toml(file), f"--config {file}")
-    _merge(settings, {s: {k: v for k, v in values.items() if v is not None} for s, values in typed.items()},
-           "the command line")
-    for assignment in sets:
-        _merge(settings, parse_set(assignment), f"--set {assignment}")
+        layers.append((read_toml(file), f"--config {file}"))
+    layers.append(({s: {k: v for k, v in values.items() if v is not None} for s, values in typed.items()},
+                   "the command line"))
+    layers += [(parse_set(assignment), f"--set {assignment}") for assignment in sets]
+    settings = Settings()
+    for layer, where in layers:
+        _merge(settings, layer, where)
+    task = settings.train.task
+    if task in TASK_DEFAULTS:  # the task known, its defaults go under every layer
+        settings = Settings()
+        for layer, where in [(TASK_DEFAULTS[task], f"--task {task}"), *layers]:
+            _merge(settings, layer, where)
     check(settings)
     return settings
 

@@ -27,8 +27,9 @@ class Prepared:
     info: dict[str, Any] = field(default_factory=dict)
 
 
-def prepare(settings: Settings, source) -> Prepared:
-    """Data, model and collator of a run; ``source``: ``lsgtool.core.load.resolve`` of ``settings.model.name``."""
+def prepare(settings: Settings, source, progress=None) -> Prepared:
+    """Data, model and collator of a run; ``source``: ``lsgtool.core.load.resolve`` of ``settings.model.name``;
+    ``progress`` hears the reading of documents where that is long work (``--task extractive``)."""
     from transformers import set_seed
 
     from lsgtool.core.load import load_tokenizer
@@ -36,6 +37,10 @@ def prepare(settings: Settings, source) -> Prepared:
     from lsgtool.finetune.model import freeze, load_model
 
     task, m = settings.train.task, settings.model
+    if task == "extractive":
+        from lsgtool.finetune.extractive import prepare_extractive
+
+        return prepare_extractive(settings, source, progress)
     raw, labels = D.read(settings.data, task, settings.data.max_examples)
     set_seed(settings.train.seed)  # new heads (a classifier's) start the same in every run and process
     tokenizer = load_tokenizer(source)

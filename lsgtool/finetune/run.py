@@ -52,7 +52,7 @@ def run(settings: Settings, out: str | Path | None = None, *, resume: bool = Fal
     if not dry_run:  # under a launcher, what the first process refuses stops every process (not only the first)
         distributed.start(cpu=not torch.cuda.is_available())  # as the Trainer's
         distributed.together(lambda: check_out(out, resume, overwrite, settings) if is_main() else None)
-    prepared = distributed.together(lambda: _prepare(settings))  # data or a model a machine lacks, too
+    prepared = distributed.together(lambda: _prepare(settings, progress))  # data or a model a machine lacks, too
     if dry_run:
         return {"task": task, "model": settings.model.name, **prepared.info, "labels": prepared.labels}
     distributed.together(lambda: start(out, resume, overwrite, settings) if is_main() else None)
@@ -60,12 +60,13 @@ def run(settings: Settings, out: str | Path | None = None, *, resume: bool = Fal
     return _train(settings, prepared, out, resume, progress or Progress())
 
 
-def _prepare(settings: Settings) -> Prepared:
+def _prepare(settings: Settings, progress: Progress | None = None) -> Prepared:
     from lsgtool.core.load import resolve
     from lsgtool.finetune.arguments import check_saving
     from lsgtool.finetune.prepare import prepare
 
-    prepared = prepare(settings, resolve(settings.model.name, weights_needed=True))  # resolved once: loads take it
+    source = resolve(settings.model.name, weights_needed=True)  # resolved once: loads take it
+    prepared = prepare(settings, source, progress)
     check_saving(settings, prepared.eval is not None)
     return prepared
 

@@ -111,7 +111,8 @@ def save_final(model, tokenizer, out: Path) -> None:
         model.save_pretrained(tmp)
         if is_lsg_model(model):
             write_config(tmp / "config.json", type(model).__name__, "lsgtool")
-        tokenizer.save_pretrained(tmp)
+        if tokenizer is not None:  # a sentence scorer (--task extractive) has none of its own
+            tokenizer.save_pretrained(tmp)
         normal_permissions(tmp)
         for item in tmp.iterdir():
             target = out / item.name

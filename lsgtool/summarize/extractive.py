@@ -3,7 +3,8 @@
 The document is encoded in long windows (4,096 tokens by default: the encoder converted to LSG), each
 sentence's embedding is the mean of its tokens' states, sentences are scored by their cosine to the
 document's centroid (centroid-based centrality), plus their cosine to the document's title when it has one and
-their lexical centrality (``document_boost``), and picked by maximal marginal relevance (MMR: score minus
+their lexical centrality (``document_boost``), blended with a learned scorer's score (``summarize.scorer``: the
+packaged one with the packaged encoder), and picked by maximal marginal relevance (MMR: score minus
 ``diversity`` times the highest similarity to what is already picked) up to a token budget, then given back
 in document order. Sentences come from the text's prose and are shown without markup (``documents.prose``).
 The packaged all-MiniLM-L6-v2 (preset ``minilm``) is the embedded default.
@@ -13,6 +14,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import torch
 import torch.nn.functional as F
@@ -22,6 +24,9 @@ from lsgtool.core.tokens import count_tokens
 from lsgtool.documents.prose import prose_sentences, readable, substance, title_span, turns
 from lsgtool.documents.sentences import sentence_spans
 from lsgtool.progress import Progress
+
+if TYPE_CHECKING:
+    from lsgtool.summarize.scorer import Scorer
 
 MIN_WORDS, MAX_WORDS = 4, 80  # sentences eligible for the summary (headings and run-ons are not)
 # and with at least this many content words (documents.prose.substance: a back-channel, "Yeah. Okay.", has none;
@@ -55,14 +60,28 @@ class Picked:
     relevance: float | None = None  # with a question: the highest similarity of a sentence to it
 
 
+@dataclass
+class Read:
+    """A document's sentences as the summariser reads them: their spans, shown text, embeddings, eligibility."""
+
+    text: str
+    spans: list[tuple[int, int]]
+    sentences: list[str]
+    embeddings: torch.Tensor
+    eligible: list[bool]
+    transcript: bool | None = None
+
+
 class Extractive:
-    """A sentence encoder (LSG-converted when it is not already) and the picking rule."""
+    """A sentence encoder (LSG-converted when it is not already), a sentence scorer and the picking rule."""
 
     method = "extractive"
     kind = "extractive"
 
-    def __init__(self, model, tokenizer, name: str, window: int, budget: int, diversity: float = 0.3):
+    def __init__(self, model, tokenizer, name: str, window: int, budget: int, diversity: float = 0.3,
+                 scorer: Scorer | None = None):
         self.model, self.tokenizer, self.name = model.eval(), tokenizer, name
+        self.scorer = scorer  # a learned sentence scorer (summarize.scorer), or None: the rule
         self.window, self.budget, self.diversity = window, budget, diversity
         self.limit = None  # any length: the document is read in windows and every sentence scored
         self.generation = None
@@ -71,8 +90,10 @@ class Extractive:
 
     @property
     def settings(self) -> dict:
+        scoring = "cosine to the document centroid, lexical centrality, title" if self.scorer is None else \
+            f"learned sentence scorer ({self.scorer.options.get('name', 'packaged')})"
         return {"window_tokens": self.window, "budget_tokens": self.budget, "diversity": self.diversity,
-                "scoring": "cosine to the document centroid, maximal marginal relevance"}
+                "scoring": f"{scoring}, maximal marginal relevance"}
 
     @property
     def room(self) -> int:
@@ -132,22 +153,14 @@ class Extractive:
 
     def pick(self, embeddings: torch.Tensor, lengths: list[int], eligible: list[bool], budget: int | None = None,
              count: int | None = None, query: torch.Tensor | None = None,
-             boost: torch.Tensor | None = None, centred: bool = False) -> list[int]:
+             boost: torch.Tensor | None = None, centred: bool = False, score: torch.Tensor | None = None) -> list[int]:
         """MMR up to the token ``budget`` (or ``count`` sentences), never past it; at least one sentence (the best
-        that fits, eligible or not); indices in document order. ``query``: a question's embedding, whose similarity
-        is mixed in (``focus.FOCUS_WEIGHT``); ``boost``: what is added to each sentence's score (``document_boost``,
-        or with a question the words it shares with it); ``centred``: the centroid is that of the eligible
-        sentences."""
-        from lsgtool.summarize.focus import FOCUS_WEIGHT
-
+        that fits, eligible or not); indices in document order. ``score``: each sentence's (a learned scorer's), or
+        the rule's: the similarity to the centroid (``centred``: that of the eligible sentences) with ``query``, a
+        question's embedding, mixed in (``focus.FOCUS_WEIGHT``), plus ``boost`` (``document_boost``, or with a
+        question the words a sentence shares with it)."""
         budget = self.budget if budget is None and count is None else budget or 10**12
-        mask = torch.tensor(eligible, dtype=torch.bool) if centred and any(eligible) else slice(None)
-        centroid = F.normalize(embeddings[mask].mean(0), dim=0)
-        score = embeddings @ centroid
-        if query is not None:
-            score = (1 - FOCUS_WEIGHT) * score + FOCUS_WEIGHT * (embeddings @ query)
-        if boost is not None:
-            score = score + boost
+        score = self.rule_score(embeddings, eligible, centred, query, boost) if score is None else score
         fitting = [i for i in range(len(lengths)) if lengths[i] <= budget]
         candidates = [i for i in fitting if eligible[i]] or fitting or [min(range(len(lengths)), key=lengths.__getitem__)]
         picked: list[int] = []
@@ -167,6 +180,19 @@ class Extractive:
                 break
         return sorted(picked)
 
+    @staticmethod
+    def rule_score(embeddings: torch.Tensor, eligible: list[bool], centred: bool = False,
+                   query: torch.Tensor | None = None, boost: torch.Tensor | None = None) -> torch.Tensor:
+        """The rule's score of each sentence: its similarity to the centroid (``centred``: of the eligible
+        sentences), a question's similarity mixed in (``focus.FOCUS_WEIGHT``), plus ``boost``."""
+        from lsgtool.summarize.focus import FOCUS_WEIGHT
+
+        mask = torch.tensor(eligible, dtype=torch.bool) if centred and any(eligible) else slice(None)
+        score = embeddings @ F.normalize(embeddings[mask].mean(0), dim=0)
+        if query is not None:
+            score = (1 - FOCUS_WEIGHT) * score + FOCUS_WEIGHT * (embeddings @ query)
+        return score if boost is None else score + boost
+
     def document_boost(self, text: str, sentences: list[str], embeddings: torch.Tensor,
                        titled: bool = True, transcript: bool | None = None) -> torch.Tensor:
         """What the document adds to each sentence's centroid score: its lexical centrality (``lexical``: the
@@ -180,11 +206,38 @@ class Extractive:
             boost = SPOKEN_OPENING * torch.exp(-SPOKEN_DECAY * place)
         else:
             boost = LEXICAL_WEIGHT * centrality(sentences)
+        title = self.title(text, titled, transcript)
+        return boost if title is None else boost + TITLE_WEIGHT * (embeddings @ title)
+
+    def title(self, text: str, titled: bool = True, transcript: bool | None = None) -> torch.Tensor | None:
+        """The unit embedding of the document's title (``documents.prose.title_span``), None without one."""
         named = title_span(text, transcript) if titled else None
         title = readable(text[named[0]:named[1]]) if named else ""
-        if title:
-            boost = boost + TITLE_WEIGHT * (embeddings @ self.embed_query(title))
-        return boost
+        return self.embed_query(title) if title else None
+
+    def read(self, text: str, transcript: bool | None = None) -> Read | None:
+        """The document as a summary reads it (every window; None: no sentence), for ``features``."""
+        spans, lengths = self.spans(text, None, None, transcript)
+        if not spans:
+            return None
+        sentences, eligible = self.sentences(text, spans, transcript)
+        return Read(text, spans, sentences, self.embed(text, spans, lengths, Progress()), eligible, transcript)
+
+    def sentences(self, text: str, spans: list[tuple[int, int]],
+                  transcript: bool | None = None) -> tuple[list[str], list[bool]]:
+        """The sentences at ``spans`` as the summary shows them (text, not markup), and which may be picked."""
+        spoken = bool(turns(text, transcript))
+        sentences = [readable(text[a:b], spoken) for a, b in spans]
+        return sentences, [MIN_WORDS <= len(s.split()) <= MAX_WORDS and substance(s) >= SUBSTANCE for s in sentences]
+
+    def features(self, read: Read, titled: bool = True) -> torch.Tensor:
+        """(sentences, features) of what ``read`` holds, as a learned scorer takes them (``summarize.scorer``)."""
+        from lsgtool.summarize.lexical import centrality
+        from lsgtool.summarize.scorer import features
+
+        return features(read.text, read.spans, read.sentences, read.embeddings, read.eligible,
+                        centrality(read.sentences), self.title(read.text, titled, read.transcript),
+                        bool(turns(read.text, read.transcript)))
 
     def spans(self, text: str, budget: int | None = None, units: list[tuple[int, int]] | None = None,
               transcript: bool | None = None) -> tuple[list[tuple[int, int]], list[int]]:
@@ -232,19 +285,23 @@ class Extractive:
             progress.note(f"truncated to the first {sum(lengths):,} of {total:,} tokens (one window of the encoder): "
                           f"{total - sum(lengths):,} dropped")
         spoken = bool(turns(text, transcript))
-        sentences = [readable(text[a:b], spoken) for a, b in spans]  # the summary shows text, not markup
+        sentences, eligible = self.sentences(text, spans, transcript)
         firsts = paragraph_firsts(text, spans) if apart else frozenset()
         embeddings = self.embed(text, spans, lengths, progress, firsts)
-        eligible = [MIN_WORDS <= len(s.split()) <= MAX_WORDS and substance(s) >= SUBSTANCE for s in sentences]
         # with a question, what the reader asked is the topic: the document's own (title, shared words) is not
+        boost = score = None
         if query is None:
             boost = self.document_boost(text, sentences, embeddings, units is None, transcript)
-        else:
+            if self.scorer is not None:  # the rule's score blended in (``scorer.RULE_WEIGHT``)
+                read = Read(text, spans, sentences, embeddings, eligible, transcript)
+                score = self.scorer.score(self.features(read, units is None),
+                                          self.rule_score(embeddings, eligible, spoken, boost=boost))
+        elif question:
             from lsgtool.summarize.focus import QUESTION_WORDS
             from lsgtool.summarize.lexical import shared
 
-            boost = QUESTION_WORDS * shared(question, sentences) if question else None
-        picked = self.pick(embeddings, lengths, eligible, budget, count, query, boost, centred=spoken)
+            boost = QUESTION_WORDS * shared(question, sentences)
+        picked = self.pick(embeddings, lengths, eligible, budget, count, query, boost, centred=spoken, score=score)
         texts = [sentences[i] for i in picked]
         relevance = None if query is None else float((embeddings @ query).max())
         return Picked(" ".join(texts), total, len(sentences), picked, time.perf_counter() - start,
@@ -265,12 +322,15 @@ def paragraph_firsts(text: str, spans: list[tuple[int, int]]) -> frozenset[int]:
 
 
 def load_extractive(source="minilm", window: int = 4096, budget: int = 256, device: str = "cpu",
-                    diversity: float = 0.3, tokenizer: str | None = None, dtype: str | None = None) -> Extractive:
+                    diversity: float = 0.3, tokenizer: str | None = None, dtype: str | None = None,
+                    scorer: str | None = None) -> Extractive:
     """An encoder (the ``Source`` the run resolved, or any name ``lsgtool.load`` takes); converted to LSG for
-    ``window`` tokens unless it reads that many."""
+    ``window`` tokens unless it reads that many; with the sentence scorer ``scorer`` names (``scorer.load_scorer``:
+    None, the default, is the packaged one for the packaged encoder)."""
     from lsgtool.core.convert.api import convert
     from lsgtool.core.lsg.engine import model_positions
     from lsgtool.core.load import Source, load, load_tokenizer, resolve
+    from lsgtool.summarize.scorer import load_scorer
 
     if not isinstance(source, Source):
         source = resolve(source)
@@ -280,7 +340,8 @@ def load_extractive(source="minilm", window: int = 4096, budget: int = 256, devi
         encoder, tokenizer = convert(encoder, max_length=window, block_size=128, sparsity_factor=2,
                                      sparsity_type="norm", num_global_tokens=1, tokenizer=tokenizer)
     tokenizer.model_max_length = window
-    return Extractive(encoder.to(device), tokenizer, source.name, window, budget, diversity)
+    learned = load_scorer(scorer, source.name, encoder.config.hidden_size)
+    return Extractive(encoder.to(device), tokenizer, source.name, window, budget, diversity, learned)
 
 
 def prose_units(text: str, transcript: bool | None = None) -> list[tuple[int, int]]:

@@ -61,6 +61,7 @@ class SummarizeOptions:
     stream: bool = False  # hand greedy text to progress.text as it is generated (one input)
     json: bool = False  # the result goes to standard output as JSON (--json)
     transcript: bool | None = None  # read texts as transcripts (True) or prose (False); None: detected
+    scorer: str | None = None  # extractive: "rule", a scorer folder (summarize.scorer); None: the default
     open: bool = False  # --open: the HTML page (a folder's index) shown in a browser; written to a temporary folder
     # when no --out is given
 
@@ -128,6 +129,12 @@ def _check(options: SummarizeOptions) -> None:
     if options.limit is not None and options.dataset is None:
         raise UsageError("--limit counts the rows of a dataset, and no --dataset was given.",
                          "pass --dataset NAME_OR_PATH, or leave --limit out.")
+    if options.scorer not in (None, "rule"):
+        from lsgtool.summarize.scorer import is_scorer
+
+        if not is_scorer(Path(options.scorer).expanduser()):
+            raise UsageError(f"--scorer {options.scorer} is neither rule nor a sentence scorer folder.",
+                             "pass rule, or a folder written by lsgtool finetune --task extractive.")
     if options.focus is not None and not options.focus.strip():
         raise UsageError("--focus is empty.", 'pass the question or topic the summary should be about, e.g. '
                                               '--focus "What happened to Cain?".')
@@ -253,6 +260,9 @@ def _route(source, name: str, options: SummarizeOptions) -> str:
     """abstractive or extractive: --method, else what the model's config is; what the route cannot do is refused."""
     seq2seq = source.kind == "locost" or bool(source.config.get("is_encoder_decoder"))
     chosen = options.method if options.method != "auto" else ("abstractive" if seq2seq else "extractive")
+    if chosen == "abstractive" and options.scorer is not None:
+        raise UsageError(f"--scorer {options.scorer} scores sentences to pick, and '{name}' writes abstractive "
+                         "summaries.", "leave --scorer out, or pass an encoder --model (or --method extractive).")
     if chosen == "extractive":
         if seq2seq:
             raise UsageError(f"'{name}' is a sequence-to-sequence model: extractive summaries need an encoder.",
@@ -275,7 +285,7 @@ def load_summarizer(model: Model, options: SummarizeOptions):
         budget = options.generation.get("max_new_tokens") or 256
         window = min(4096, options.max_input_tokens or 4096)
         summarizer = load_extractive(source, window=window, budget=budget, device=options.device,
-                                     tokenizer=options.tokenizer, dtype=options.dtype)
+                                     tokenizer=options.tokenizer, dtype=options.dtype, scorer=options.scorer)
         summarizer.budget_given = options.generation.get("max_new_tokens") is not None
         summarizer.notes += [f"{reason} (the extractive route was chosen for '{model.given}', an encoder)"
                              for reason in _unused_by_extractive(options)]

@@ -1,0 +1,94 @@
+"""``--task extractive``: a sentence scorer (``summarize.scorer``) trained over a frozen sentence encoder on
+(document, summary) pairs (``--text-column``, ``--summary-column``). Each document is read as ``lsgtool summarize``
+reads it (its prose sentences, embedded in the encoder's windows), its sentences labelled by the greedy ROUGE
+oracle against its summary (the sentences that best rebuild it, up to its length); the Trainer then fits the head
+on those labels, so the run folder, checkpoints, Ctrl-C and ``--resume`` are those of every other task. The folder's
+root is then a scorer ``lsgtool summarize --scorer FOLDER`` takes."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import torch
+
+from lsgtool.core.errors import UsageError
+from lsgtool.finetune.config import Settings
+from lsgtool.progress import Progress
+
+
+def prepare_extractive(settings: Settings, source, progress: Progress | None = None):
+    """``Prepared`` for the task: the examples are documents (their sentences' features and oracle labels)."""
+    from datasets import Dataset, DatasetDict
+
+    from lsgtool.finetune import data as D
+    from lsgtool.finetune.data import _split
+    from lsgtool.finetune.prepare import Prepared
+    from lsgtool.summarize.extractive import load_extractive
+    from lsgtool.summarize.scorer import POSITIVE_WEIGHT, Scorer
+
+    d = settings.data
+    raw, _ = D.read(d, "seq2seq", d.max_examples)  # a text and a summary column, checked by their flags
+    encoder = load_extractive(source, window=settings.model.max_length or 4096, scorer="rule")
+    progress = progress or Progress()
+    progress.stage("reading documents", sum(len(rows) for rows in raw.values()),
+                   "sentences embedded, labelled by the ROUGE oracle")
+    built, skipped = {}, 0
+    for part, rows in raw.items():
+        examples: dict[str, list] = {"features": [], "labels": [], "length": []}
+        for text, summary in zip(rows[d.text_column], rows[d.summary_column]):
+            found = _document(encoder, text or "", summary or "")
+            progress.advance(1)
+            if found is None:
+                skipped += 1
+                continue
+            examples["features"].append(found[0].tolist())
+            examples["labels"].append(found[1].tolist())
+            examples["length"].append(len(found[1]))
+        built[part] = Dataset.from_dict(examples)
+    train, evaluation = _split(DatasetDict(built), d.validation_split, settings.train.seed)
+    if len(train) == 0:
+        raise UsageError(f"--data {d.name} leaves no document with sentences and a summary to train on.",
+                         f"check --text-column {d.text_column} and --summary-column {d.summary_column}.")
+    scorer = Scorer({"encoder": source.name, "embedding_size": encoder.model.config.hidden_size, "hidden": 0,
+                     "positive_weight": POSITIVE_WEIGHT})
+    everything = torch.cat([torch.tensor(f) for f in train["features"]])
+    scorer.mean.copy_(everything.mean(0))
+    scorer.scale.copy_(everything.std(0).clamp(min=1e-6))
+    info = {"notes": [f"sentence scorer over the frozen encoder {source.name}; labels: the greedy ROUGE oracle"],
+            "trainable_parameters": sum(p.numel() for p in scorer.parameters()),
+            "parameters": sum(p.numel() for p in scorer.parameters()), "max_length": encoder.window,
+            "examples": sum(len(s) for s in built.values()), "documents_without_sentences_or_summary": skipped,
+            "sentences": int(everything.shape[0]), "train_examples": len(train),
+            "eval_examples": 0 if evaluation is None else len(evaluation)}
+    return Prepared(scorer, None, train, evaluation, Documents(), None, info)
+
+
+def _document(encoder, text: str, summary: str) -> tuple[torch.Tensor, torch.Tensor] | None:
+    """A document's sentence features and oracle labels (None: no sentence or no summary)."""
+    from lsgtool.summarize.scorer import oracle
+
+    if not summary.strip():
+        return None
+    read = encoder.read(text)
+    if read is None:
+        return None
+    labels = torch.zeros(len(read.sentences))
+    labels[oracle(read.sentences, summary, len(summary.split()))] = 1
+    return encoder.features(read), labels
+
+
+class Documents:
+    """A batch of documents: their sentences' features padded to the longest, ``mask`` the real ones."""
+
+    def __call__(self, examples: list[dict[str, Any]]) -> dict[str, torch.Tensor]:
+        longest = max(len(e["labels"]) for e in examples)
+        size = len(examples[0]["features"][0])
+        features = torch.zeros(len(examples), longest, size)
+        labels = torch.zeros(len(examples), longest)
+        mask = torch.zeros(len(examples), longest, dtype=torch.bool)
+        for i, e in enumerate(examples):
+            n = len(e["labels"])
+            features[i, :n] = torch.tensor(e["features"])
+            labels[i, :n] = torch.tensor(e["labels"])
+            mask[i, :n] = True
+        return {"features": features, "labels": labels, "mask": mask}
