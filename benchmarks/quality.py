@@ -4,9 +4,11 @@ reference points, each given the reference's word count and cut to it (ROUGE-1/2
     python benchmarks/quality.py                           # every set in ../shared/quality, both parts
     python benchmarks/quality.py --sets rfcs --limit 20    # a quick look
     python benchmarks/quality.py --json quality.json       # per-document scores and seconds
+    python benchmarks/quality.py --pairs tuned.jsonl       # the tuning part as (text, summary) rows, to train on
 
-Systems: ``default`` (what ``lsgtool summarize DOC --length Nw`` writes), ``centroid`` (the default without its
-document scores, title and lexical centrality: the rule before issue 30), ``lead`` (the first sentences),
+Systems: ``default`` (what ``lsgtool summarize DOC --length Nw`` writes: the packaged learned sentence scorer),
+``rule`` (``--scorer rule``: centroid, lexical centrality and title, the default before the learned scorer),
+``centroid`` (the rule without its document scores: the default before issue 30), ``lead`` (the first sentences),
 ``random`` (a seeded pick), ``lexrank``, ``textrank``, ``lsa`` (the ``sumy`` package, fed the same sentences as the
 others), ``oracle`` (greedy ROUGE-1+2 pick against the reference: the best an extractive pick can do).
 
@@ -38,7 +40,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 QUALITY = Path(__file__).resolve().parents[1].parent / "shared" / "quality"
 SETS = {"rfcs": ("rust-rfcs/docs", "*.md"), "stories": ("squality-train", "*.txt"),
         "meetings": ("qmsum-train", "*.txt")}
-SYSTEMS = ("oracle", "default", "centroid", "lexrank", "textrank", "lsa", "lead", "random")
+SYSTEMS = ("oracle", "default", "rule", "centroid", "lexrank", "textrank", "lsa", "lead", "random")
 QUESTION_SYSTEMS = ("focused", "unfocused", "overlap", "lead", "random")
 WORD = re.compile(r"\w+(?:['’]\w+)*")
 
@@ -172,7 +174,7 @@ def oracle(sentences: list[str], reference: str, words: int, scorer) -> list[int
     return sorted(picked)
 
 
-def run_default(doc: Doc, summarizer, boost: bool = True, question: str | None = None) -> str:
+def run_default(doc: Doc, summarizer, boost: bool = True, question: str | None = None, learned: bool = True) -> str:
     from lsgtool.documents.read import read
     from lsgtool.summarize.focus import Relevance
     from lsgtool.summarize.length import Length
@@ -180,12 +182,15 @@ def run_default(doc: Doc, summarizer, boost: bool = True, question: str | None =
 
     if not boost:  # the centroid alone
         summarizer.document_boost = lambda *args, **kwargs: None
+    scorer = summarizer.scorer
+    summarizer.scorer = scorer if learned and boost else None
     focus = Relevance(summarizer, question) if question else None
     try:
         result = summarize_document(read(doc.path), summarizer,
                                     ask=Ask(focus=focus, length=Length.parse(f"{doc.words}w", None)))
     finally:
         summarizer.__dict__.pop("document_boost", None)
+        summarizer.scorer = scorer
     return result.summary.text
 
 
@@ -226,8 +231,8 @@ def evaluate(docs: list[Doc], systems: tuple[str, ...], summarizer, seed: int) -
         sentences = sentences_of(doc.path)
         for system in systems:
             start = time.perf_counter()
-            if system in ("default", "centroid", "unfocused"):
-                text = run_default(doc, summarizer, boost=system != "centroid")
+            if system in ("default", "rule", "centroid", "unfocused"):
+                text = run_default(doc, summarizer, boost=system != "centroid", learned=system != "rule")
             elif system == "focused":
                 text = run_default(doc, summarizer, question=doc.question)
             elif system == "overlap":
@@ -278,14 +283,20 @@ def main() -> None:
     parser.add_argument("--questions", action="store_true", help="also the stories' and meetings' question/answer "
                                                                  "pairs: focused, unfocused, overlap, lead, random")
     parser.add_argument("--only-questions", action="store_true", help="the question/answer pairs alone")
+    parser.add_argument("--pairs", type=Path, help="write the documents of --sets and --parts as jsonl rows "
+                                                   "{text, summary} (what lsgtool finetune --task extractive reads), "
+                                                   "and stop")
     args = parser.parse_args()
+    if args.pairs:
+        write_pairs(args.pairs, args.sets.split(","), args.parts.split(","), args.root)
+        return
     systems = tuple(s for s in args.systems.split(",") if s)
     unknown = set(systems) - set(SYSTEMS) | set(args.sets.split(",")) - set(SETS)
     if unknown:
         parser.error(f"unknown: {', '.join(sorted(unknown))}")
     summarizer = None
     asking = args.questions or args.only_questions
-    if {"default", "centroid"} & set(systems) or asking:
+    if {"default", "rule", "centroid"} & set(systems) or asking:
         from lsgtool.summarize.extractive import load_extractive
 
         summarizer = load_extractive("minilm")
@@ -309,6 +320,16 @@ def main() -> None:
     print("\n".join(lines))
     if args.json:
         args.json.write_text(json.dumps(dump, indent=1))
+
+
+def write_pairs(out: Path, sets: list[str], parts: list[str], root: Path) -> None:
+    """The documents as lsgtool reads them with their references, one jsonl row each."""
+    from lsgtool.documents.read import read
+
+    rows = [{"text": read(doc.path).text, "summary": doc.reference, "set": name, "name": doc.name}
+            for name in sets for doc in documents(name, root, None) if part(doc.number) in parts]
+    out.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
+    print(f"{len(rows)} documents -> {out}", file=sys.stderr)
 
 
 if __name__ == "__main__":
