@@ -55,3 +55,15 @@ def test_a_dropout_that_is_not_a_number_is_a_usage_error():
         with pytest.raises(UsageError, match="model.dropout must be a number"):
             resolve(None, None, {"model": {"name": "m"}, "data": {"name": "d"}}, [f"model.dropout={value}"])
     assert resolve(None, None, {"model": {"name": "m"}, "data": {"name": "d"}}, ["model.dropout=0.2"]).model.dropout == 0.2
+
+
+def test_a_task_with_its_own_defaults_takes_them_under_every_layer(tmp_path):
+    from lsgtool.finetune.config import resolve
+
+    given = ["model.name=minilm", "data.name=pairs.jsonl"]
+    alone = resolve(None, None, {"train": {"task": "extractive"}}, given)
+    assert (alone.train.lr, alone.train.epochs, alone.train.schedule) == (1e-2, 40.0, "constant")
+    (tmp_path / "run.toml").write_text('[train]\ntask = "extractive"\nepochs = 3.0\n')
+    layered = resolve(None, tmp_path / "run.toml", {"train": {"lr": 5e-3}}, [*given, "train.schedule=linear"])
+    assert (layered.train.lr, layered.train.epochs, layered.train.schedule) == (5e-3, 3.0, "linear")
+    assert resolve(None, None, {"train": {"task": "seq2seq"}}, given).train.lr == 5e-5  # others keep theirs
