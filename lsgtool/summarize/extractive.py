@@ -194,20 +194,30 @@ class Extractive:
         return score if boost is None else score + boost
 
     def document_boost(self, text: str, sentences: list[str], embeddings: torch.Tensor,
-                       titled: bool = True, transcript: bool | None = None) -> torch.Tensor:
+                       titled: bool = True, transcript: bool | None = None,
+                       context: tuple[torch.Tensor, torch.Tensor | None] | None = None) -> torch.Tensor:
         """What the document adds to each sentence's centroid score: its lexical centrality (``lexical``: the
         words it shares with the rest, which the embedding centroid misses) or, in spoken text, its nearness to the
         opening; and, when the text has a title (``titled``; not joined summaries), its similarity to the title,
-        which names the topic. ``transcript``: as ``documents.prose.turns`` takes it."""
+        which names the topic. ``transcript``: as ``documents.prose.turns`` takes it; ``context``: ``context()``
+        when the caller has it already."""
         from lsgtool.summarize.lexical import centrality
 
         if turns(text, transcript):  # spoken: the opening, no lexical centrality (see SPOKEN_OPENING)
             place = torch.arange(len(sentences), dtype=torch.float) / max(len(sentences), 1)
             boost = SPOKEN_OPENING * torch.exp(-SPOKEN_DECAY * place)
         else:
-            boost = LEXICAL_WEIGHT * centrality(sentences)
-        title = self.title(text, titled, transcript)
+            boost = LEXICAL_WEIGHT * (context[0] if context else centrality(sentences))
+        title = context[1] if context else self.title(text, titled, transcript)
         return boost if title is None else boost + TITLE_WEIGHT * (embeddings @ title)
+
+    def context(self, text: str, sentences: list[str], titled: bool = True,
+                transcript: bool | None = None) -> tuple[torch.Tensor, torch.Tensor | None]:
+        """The sentences' lexical centrality and the title's embedding (None without one): what the rule and a
+        learned scorer both read, computed once for both."""
+        from lsgtool.summarize.lexical import centrality
+
+        return centrality(sentences), self.title(text, titled, transcript)
 
     def title(self, text: str, titled: bool = True, transcript: bool | None = None) -> torch.Tensor | None:
         """The unit embedding of the document's title (``documents.prose.title_span``), None without one."""
@@ -230,13 +240,14 @@ class Extractive:
         sentences = [readable(text[a:b], spoken) for a, b in spans]
         return sentences, [MIN_WORDS <= len(s.split()) <= MAX_WORDS and substance(s) >= SUBSTANCE for s in sentences]
 
-    def features(self, read: Read, titled: bool = True) -> torch.Tensor:
-        """(sentences, features) of what ``read`` holds, as a learned scorer takes them (``summarize.scorer``)."""
-        from lsgtool.summarize.lexical import centrality
+    def features(self, read: Read, titled: bool = True,
+                 context: tuple[torch.Tensor, torch.Tensor | None] | None = None) -> torch.Tensor:
+        """(sentences, features) of what ``read`` holds, as a learned scorer takes them (``summarize.scorer``);
+        ``context``: ``context()`` when the caller has it already."""
         from lsgtool.summarize.scorer import features
 
-        return features(read.text, read.spans, read.sentences, read.embeddings, read.eligible,
-                        centrality(read.sentences), self.title(read.text, titled, read.transcript),
+        lexical, title = context or self.context(read.text, read.sentences, titled, read.transcript)
+        return features(read.text, read.spans, read.sentences, read.embeddings, read.eligible, lexical, title,
                         bool(turns(read.text, read.transcript)))
 
     def spans(self, text: str, budget: int | None = None, units: list[tuple[int, int]] | None = None,
@@ -291,10 +302,11 @@ class Extractive:
         # with a question, what the reader asked is the topic: the document's own (title, shared words) is not
         boost = score = None
         if query is None:
-            boost = self.document_boost(text, sentences, embeddings, units is None, transcript)
+            context = None if self.scorer is None else self.context(text, sentences, units is None, transcript)
+            boost = self.document_boost(text, sentences, embeddings, units is None, transcript, context)
             if self.scorer is not None:  # the rule's score blended in (``scorer.RULE_WEIGHT``)
                 read = Read(text, spans, sentences, embeddings, eligible, transcript)
-                score = self.scorer.score(self.features(read, units is None),
+                score = self.scorer.score(self.features(read, units is None, context),
                                           self.rule_score(embeddings, eligible, spoken, boost=boost))
         elif question:
             from lsgtool.summarize.focus import QUESTION_WORDS

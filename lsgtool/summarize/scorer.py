@@ -22,6 +22,7 @@ import torch
 import torch.nn.functional as F
 
 from lsgtool.core.errors import UsageError
+from lsgtool.documents.prose import ATX, SETEXT
 
 PACKAGED = Path(__file__).with_name("packaged_scorer")
 CONFIG = "scorer.json"
@@ -39,7 +40,7 @@ SCALE = 0.3  # a document's scores, standardised, are scaled to the range of sim
 # against 34.5 / 43.1 / 29.2 for the learned score alone (0.5: 35.2 / 42.8 / 29.3; 2: 35.3 / 42.1 / 30.0)
 RULE_WEIGHT = 1.0
 POSITIVE_WEIGHT = 5.0  # in training, the oracle's few picks weigh this much more than the other sentences (as above)
-HEADING = re.compile(r"^ {0,3}#{1,6}\s|^ {0,3}(?:=+|-+)\s*$", re.M)  # Markdown headings: where sections begin
+HEADING = re.compile(f"^(?:{ATX.pattern}|{SETEXT.pattern})", re.M)  # Markdown headings: where sections begin
 NEIGHBOURS = 10
 
 
@@ -60,7 +61,7 @@ def features(text: str, spans: list[tuple[int, int]], sentences: list[str], embe
     words = torch.tensor([len(s.split()) for s in sentences], dtype=torch.float)
     paragraph = torch.zeros(n)
     paragraph[list(paragraph_firsts(text, spans))] = 1
-    section, section_first, section_place, section_centroid, section_weight = _sections(text, spans, e, doc)
+    section_first, section_place, section_centroid, section_weight = _sections(text, spans, e, doc)
     opening = e @ F.normalize(e[:5].mean(0), dim=0)
     neighbours = _neighbours(e)
     full = lambda value: torch.full((n,), float(value))  # noqa: E731
@@ -103,7 +104,7 @@ def _sections(text: str, spans: list[tuple[int, int]], e: torch.Tensor, doc: tor
         place[members] = k / len(kinds)
         centroid[members] = e[members] @ middle
         weight[members] = float(middle @ doc)
-    return section, first, place, centroid, weight
+    return first, place, centroid, weight
 
 
 class Scorer(torch.nn.Module):
