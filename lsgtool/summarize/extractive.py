@@ -151,16 +151,11 @@ class Extractive:
             progress.advance(1)
         return F.normalize(out, dim=-1)
 
-    def pick(self, embeddings: torch.Tensor, lengths: list[int], eligible: list[bool], budget: int | None = None,
-             count: int | None = None, query: torch.Tensor | None = None,
-             boost: torch.Tensor | None = None, centred: bool = False, score: torch.Tensor | None = None) -> list[int]:
-        """MMR up to the token ``budget`` (or ``count`` sentences), never past it; at least one sentence (the best
-        that fits, eligible or not); indices in document order. ``score``: each sentence's (a learned scorer's), or
-        the rule's: the similarity to the centroid (``centred``: that of the eligible sentences) with ``query``, a
-        question's embedding, mixed in (``focus.FOCUS_WEIGHT``), plus ``boost`` (``document_boost``, or with a
-        question the words a sentence shares with it)."""
+    def pick(self, embeddings: torch.Tensor, lengths: list[int], eligible: list[bool], score: torch.Tensor,
+             budget: int | None = None, count: int | None = None) -> list[int]:
+        """MMR over each sentence's ``score`` up to the token ``budget`` (or ``count`` sentences), never past it; at
+        least one sentence (the best that fits, eligible or not); indices in document order."""
         budget = self.budget if budget is None and count is None else budget or 10**12
-        score = self.rule_score(embeddings, eligible, centred, query, boost) if score is None else score
         fitting = [i for i in range(len(lengths)) if lengths[i] <= budget]
         candidates = [i for i in fitting if eligible[i]] or fitting or [min(range(len(lengths)), key=lengths.__getitem__)]
         picked: list[int] = []
@@ -182,15 +177,11 @@ class Extractive:
 
     @staticmethod
     def rule_score(embeddings: torch.Tensor, eligible: list[bool], centred: bool = False,
-                   query: torch.Tensor | None = None, boost: torch.Tensor | None = None) -> torch.Tensor:
+                   boost: torch.Tensor | None = None) -> torch.Tensor:
         """The rule's score of each sentence: its similarity to the centroid (``centred``: of the eligible
-        sentences), a question's similarity mixed in (``focus.FOCUS_WEIGHT``), plus ``boost``."""
-        from lsgtool.summarize.focus import FOCUS_WEIGHT
-
+        sentences), plus ``boost`` (``document_boost``)."""
         mask = torch.tensor(eligible, dtype=torch.bool) if centred and any(eligible) else slice(None)
         score = embeddings @ F.normalize(embeddings[mask].mean(0), dim=0)
-        if query is not None:
-            score = (1 - FOCUS_WEIGHT) * score + FOCUS_WEIGHT * (embeddings @ query)
         return score if boost is None else score + boost
 
     def document_boost(self, text: str, sentences: list[str], embeddings: torch.Tensor,
@@ -281,7 +272,7 @@ class Extractive:
         ``units``: the text's sentences when they are known (the picks of those summaries, a piece of a long
         sentence among them, which a sentence splitter would join to the sentence before it); ``transcript``: read
         as one (True), as prose (False) or as detected (None; ``documents.prose.reading``); ``question``: the
-        words of the question ``query`` embeds (the sentences that share them gain ``focus.QUESTION_WORDS``)."""
+        words of the question ``query`` embeds (``focus.focused``)."""
         progress = progress or Progress()
         start = time.perf_counter()
         spans, lengths = self.spans(text, None if count else budget, units, transcript)
@@ -299,21 +290,19 @@ class Extractive:
         sentences, eligible = self.sentences(text, spans, transcript)
         firsts = paragraph_firsts(text, spans) if apart else frozenset()
         embeddings = self.embed(text, spans, lengths, progress, firsts)
-        # with a question, what the reader asked is the topic: the document's own (title, shared words) is not
-        boost = score = None
-        if query is None:
-            context = None if self.scorer is None else self.context(text, sentences, units is None, transcript)
-            boost = self.document_boost(text, sentences, embeddings, units is None, transcript, context)
-            if self.scorer is not None:  # the rule's score blended in (``scorer.RULE_WEIGHT``)
-                read = Read(text, spans, sentences, embeddings, eligible, transcript)
-                score = self.scorer.score(self.features(read, units is None, context),
-                                          self.rule_score(embeddings, eligible, spoken, boost=boost))
-        elif question:
-            from lsgtool.summarize.focus import QUESTION_WORDS
+        # the document's own salience (the learned scorer's, blended with the rule's; else the rule's)
+        context = None if self.scorer is None else self.context(text, sentences, units is None, transcript)
+        boost = self.document_boost(text, sentences, embeddings, units is None, transcript, context)
+        score = self.rule_score(embeddings, eligible, spoken, boost)
+        if self.scorer is not None:
+            read = Read(text, spans, sentences, embeddings, eligible, transcript)
+            score = self.scorer.score(self.features(read, units is None, context), score)
+        if query is not None:  # with a question, its similarity and words mixed in (``focus.focused``)
+            from lsgtool.summarize.focus import focused
             from lsgtool.summarize.lexical import shared
 
-            boost = QUESTION_WORDS * shared(question, sentences)
-        picked = self.pick(embeddings, lengths, eligible, budget, count, query, boost, centred=spoken, score=score)
+            score = focused(score, embeddings @ query, shared(question, sentences) if question else None)
+        picked = self.pick(embeddings, lengths, eligible, score, budget, count)
         texts = [sentences[i] for i in picked]
         relevance = None if query is None else float((embeddings @ query).max())
         return Picked(" ".join(texts), total, len(sentences), picked, time.perf_counter() - start,

@@ -382,10 +382,11 @@ def summarize_document(doc: Document, summarizer, overflow: str = "auto", per_ch
     result = _empty(doc, summarizer, overflow, per_chapter)
     transcript = doc.reading != "prose"  # read once for the document: its chapters are read the same way
     if ask.focus is not None:
-        from lsgtool.summarize.focus import FOCUS_WEIGHT
+        from lsgtool.summarize.focus import GENERAL_WEIGHT, QUESTION_WORDS
 
+        blend = {"document": GENERAL_WEIGHT, "question_words": QUESTION_WORDS}
         result.focus = {"question": ask.focus.question, "encoder": ask.focus.encoder.name,
-                        **({"weight": FOCUS_WEIGHT} if summarizer.method == "extractive" else {})}
+                        **({"weights": blend} if summarizer.method == "extractive" else {})}
     if per_chapter and len(doc.chapters) > 1:
         if ask.focus is not None:  # first: the chapters' windows are then scored from the document's sentences
             result.ranking, result.chapter_scores, best = _rank(doc, ask.focus, progress)

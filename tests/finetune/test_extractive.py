@@ -60,11 +60,11 @@ def trained(pairs, tmp_path_factory):
     return out, json.loads(result.stdout[result.stdout.index("{"):])
 
 
-def _picked(runner, app, pairs, scorer: str) -> list[float]:
+def _picked(runner, app, pairs, scorer: str, *more: str) -> list[float]:
     """Per held document: the share of the picked sentences that are its summary's (the last paragraph's)."""
-    out = pairs / f"out-{scorer.replace('/', '_')[-20:]}"
+    out = pairs / f"out-{scorer.replace('/', '_')[-20:]}-{len(more)}"
     result = runner.invoke(app, ["summarize", str(pairs / "held"), "--sentences", str(SENTENCES), "--scorer", scorer,
-                                 "--out", str(out), "--format", "json", "--overwrite"])
+                                 "--out", str(out), "--format", "json", "--overwrite", *more])
     assert result.exit_code == 0, result.output
     shares = []
     for path in sorted((pairs / "held").glob("*.txt")):
@@ -93,6 +93,15 @@ def test_a_learned_scorer_beats_the_rule_where_the_summary_is_the_closing_paragr
     learned_mean, rule_mean = sum(learned) / len(learned), sum(rule) / len(rule)
     # the rule's score is blended in (scorer.RULE_WEIGHT): here it is noise, so not every pick is the paragraph's
     assert learned_mean >= 0.6 and learned_mean > rule_mean + 0.3, (learned, rule)
+
+
+def test_a_question_that_names_nothing_in_the_text_keeps_the_learned_salience(trained, pairs, runner, app):
+    """``--focus`` blends the document's own score (the learned scorer's) with the question's (issue 34, item 3):
+    a question none of whose words the documents hold leaves the pick to the scorer more than to the rule."""
+    out, _ = trained
+    question = ("--focus", "What happened in the end?")
+    learned, rule = _picked(runner, app, pairs, str(out), *question), _picked(runner, app, pairs, "rule", *question)
+    assert sum(learned) / len(learned) > sum(rule) / len(rule) + 0.2, (learned, rule)
 
 
 def test_oracle_labels_rebuild_the_summary():

@@ -26,7 +26,8 @@ def test_extractive_focus_on_a_named_figure_picks_sentences_that_mention_it(runn
     plain = _json(runner, app, [str(GENESIS), "--max-new-tokens", "120"])
     focused = _json(runner, app, [str(GENESIS), "--max-new-tokens", "120", "--focus", "Cain"])
     assert _mentions(focused["sentences"], "Cain") >= 0.8 > _mentions(plain["sentences"], "Cain")
-    assert focused["focus"] == {"question": "Cain", "encoder": "minilm", "weight": 0.7,
+    assert focused["focus"] == {"question": "Cain", "encoder": "minilm",
+                                "weights": {"document": 0.5, "question_words": 1.0},
                                 "relevance": pytest.approx(0.57, abs=0.05)}  # issue 29, item 21: the relevance found
     assert not any("--focus" in note for note in focused["notes"])
 
