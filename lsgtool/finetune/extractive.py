@@ -18,7 +18,7 @@ from lsgtool.progress import Progress
 
 def prepare_extractive(settings: Settings, source, progress: Progress | None = None):
     """``Prepared`` for the task: the examples are documents (their sentences' features and oracle labels)."""
-    from datasets import Dataset, DatasetDict
+    from datasets import Features, List, Value
 
     from lsgtool.finetune import data as D
     from lsgtool.finetune.data import _split
@@ -30,22 +30,20 @@ def prepare_extractive(settings: Settings, source, progress: Progress | None = N
     raw, _ = D.read(d, "seq2seq", d.max_examples)  # a text and a summary column, checked by their flags
     encoder = load_extractive(source, window=settings.model.max_length or 4096, scorer="rule")
     progress = progress or Progress()
-    progress.stage("reading documents", sum(len(rows) for rows in raw.values()),
-                   "sentences embedded, labelled by the ROUGE oracle")
-    built, skipped = {}, 0
-    for part, rows in raw.items():
-        examples: dict[str, list] = {"features": [], "labels": [], "length": []}
-        for text, summary in zip(rows[d.text_column], rows[d.summary_column]):
-            found = _document(encoder, text or "", summary or "")
-            progress.advance(1)
-            if found is None:
-                skipped += 1
-                continue
-            examples["features"].append(found[0].tolist())
-            examples["labels"].append(found[1].tolist())
-            examples["length"].append(len(found[1]))
-        built[part] = Dataset.from_dict(examples)
-    train, evaluation = _split(DatasetDict(built), d.validation_split, settings.train.seed)
+    documents = sum(len(rows) for rows in raw.values())
+    progress.stage("reading documents", documents, "sentences embedded, labelled by the ROUGE oracle")
+    reader = Reader(encoder, source, d.text_column, d.summary_column, progress)
+    kept = Features({"features": List(List(Value("float32"))), "labels": List(Value("float32")),
+                     "length": Value("int64")})  # as computed: float32, not the float64 of Python floats
+    built = type(raw)({part: rows.map(reader, batched=True, batch_size=8, remove_columns=rows.column_names,
+                                      features=kept, desc="reading documents") for part, rows in raw.items()})
+    cached = None
+    if reader.read < documents:  # datasets' cache: the same documents read by the same encoder and features
+        cached = (f"{documents - reader.read:,} of {documents:,} documents' features taken from datasets' cache "
+                  "(read by an earlier run: the same data, encoder and lsgtool code)")
+        progress.note(cached)
+    skipped = documents - sum(len(rows) for rows in built.values())
+    train, evaluation = _split(built, d.validation_split, settings.train.seed)
     if len(train) == 0:
         raise UsageError(f"--data {d.name} leaves no document with sentences and a summary to train on.",
                          f"check --text-column {d.text_column} and --summary-column {d.summary_column}.")
@@ -54,13 +52,59 @@ def prepare_extractive(settings: Settings, source, progress: Progress | None = N
     everything = torch.cat([torch.tensor(f) for f in train["features"]])
     scorer.mean.copy_(everything.mean(0))
     scorer.scale.copy_(everything.std(0).clamp(min=1e-6))
-    info = {"notes": [f"sentence scorer over the frozen encoder {source.name}; labels: the greedy ROUGE oracle"],
+    info = {"notes": [f"sentence scorer over the frozen encoder {source.name}; labels: the greedy ROUGE oracle",
+                      *([cached] if cached else [])],
             "trainable_parameters": sum(p.numel() for p in scorer.parameters()),
             "parameters": sum(p.numel() for p in scorer.parameters()), "max_length": encoder.window,
             "examples": sum(len(s) for s in built.values()), "documents_without_sentences_or_summary": skipped,
+            "documents_read": reader.read,
             "sentences": int(everything.shape[0]), "train_examples": len(train),
             "eval_examples": 0 if evaluation is None else len(evaluation)}
     return Prepared(scorer, None, train, evaluation, Documents(), None, info)
+
+
+class Reader:
+    """The ``datasets.Dataset.map(batched=True)`` function of the task: a batch of documents -> the features and
+    oracle labels of those with sentences and a summary. What datasets hashes (its fingerprint cache: a resumed or
+    repeated run does not read the documents again) is what the output depends on: the encoder's fingerprint (its
+    weights, configuration, tokenizer and window), the columns, and the code that reads and featurises; not the
+    loaded model or the progress bar."""
+
+    CODE = ("summarize/scorer.py", "summarize/extractive.py", "summarize/lexical.py", "documents/prose.py",
+            "documents/sentences.py", "finetune/extractive.py")
+
+    def __init__(self, encoder, source, text_column: str, summary_column: str, progress: Progress):
+        from lsgtool.core.load.fingerprint import fingerprint
+
+        self.encoder, self.progress, self.read = encoder, progress, 0
+        self.identity = {"encoder": fingerprint(source, window=encoder.window), "code": _code_digest(self.CODE),
+                         "text": text_column, "summary": summary_column}
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {"identity": self.identity}
+
+    def __call__(self, batch: dict[str, list]) -> dict[str, list]:
+        out: dict[str, list] = {"features": [], "labels": [], "length": []}
+        for text, summary in zip(batch[self.identity["text"]], batch[self.identity["summary"]]):
+            found = _document(self.encoder, text or "", summary or "")
+            self.read += 1
+            self.progress.advance(1)
+            if found is not None:
+                out["features"].append(found[0].tolist())
+                out["labels"].append(found[1].tolist())
+                out["length"].append(len(found[1]))
+        return out
+
+
+def _code_digest(files: tuple[str, ...]) -> str:
+    import hashlib
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    digest = hashlib.sha256()
+    for name in files:
+        digest.update((root / name).read_bytes())
+    return digest.hexdigest()
 
 
 def _document(encoder, text: str, summary: str) -> tuple[torch.Tensor, torch.Tensor] | None:

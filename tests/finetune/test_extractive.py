@@ -104,6 +104,27 @@ def test_a_question_that_names_nothing_in_the_text_keeps_the_learned_salience(tr
     assert sum(learned) / len(learned) > sum(rule) / len(rule) + 0.2, (learned, rule)
 
 
+def test_a_second_run_on_the_same_documents_takes_their_features_from_datasets_cache(trained, pairs, tmp_path):
+    """Reading the documents is the long part (minutes to an hour on a real corpus): a resumed or repeated run on
+    the same data, encoder and code takes the features from datasets' fingerprint cache."""
+    from safetensors.torch import load_file
+    from typer.testing import CliRunner
+
+    from lsgtool.cli import create_app
+
+    first, _ = trained
+    result = CliRunner().invoke(create_app(), [
+        "finetune", "--task", "extractive", "--model", "minilm", "--data", str(pairs / "train.jsonl"),
+        "--text-column", "document", "--summary-column", "abstract", "--out", str(tmp_path / "again"), "--json",
+        "--epochs", "1"])
+    assert result.exit_code == 0, result.output
+    metrics = json.loads(result.stdout[result.stdout.index("{"):])
+    assert metrics["documents_read"] == 0 and metrics["train_examples"] + metrics["eval_examples"] == 32
+    assert any("taken from datasets' cache" in note for note in metrics["notes"]), metrics["notes"]
+    kept, again = load_file(first / "model.safetensors"), load_file(tmp_path / "again" / "model.safetensors")
+    assert torch.equal(kept["mean"], again["mean"]) and torch.equal(kept["scale"], again["scale"])  # same features
+
+
 def test_oracle_labels_rebuild_the_summary():
     from lsgtool.summarize.scorer import oracle
 
