@@ -18,7 +18,7 @@ from lsgtool.progress import Progress
 
 def prepare_extractive(settings: Settings, source, progress: Progress | None = None):
     """``Prepared`` for the task: the examples are documents (their sentences' features and oracle labels)."""
-    from datasets import Features, List, Value
+    from datasets import Dataset, Features, List, Value
 
     from lsgtool.finetune import data as D
     from lsgtool.finetune.data import _split
@@ -36,11 +36,14 @@ def prepare_extractive(settings: Settings, source, progress: Progress | None = N
     kept = Features({"features": List(List(Value("float32"))), "labels": List(Value("float32")),
                      "length": Value("int64")})  # as computed: float32, not the float64 of Python floats
     built = type(raw)({part: rows.map(reader, batched=True, batch_size=8, remove_columns=rows.column_names,
-                                      features=kept, desc="reading documents") for part, rows in raw.items()})
+                                      features=kept, desc="reading documents") if len(rows)
+                       else Dataset.from_dict({name: [] for name in kept}, features=kept)  # map drops its columns
+                       for part, rows in raw.items()})
     cached = None
     if reader.read < documents:  # datasets' cache: the same documents read by the same encoder and features
         cached = (f"{documents - reader.read:,} of {documents:,} documents' features taken from datasets' cache "
                   "(read by an earlier run: the same data, encoder and lsgtool code)")
+        progress.advance(documents - reader.read)
         progress.note(cached)
     skipped = documents - sum(len(rows) for rows in built.values())
     train, evaluation = _split(built, d.validation_split, settings.train.seed)
@@ -67,17 +70,20 @@ class Reader:
     """The ``datasets.Dataset.map(batched=True)`` function of the task: a batch of documents -> the features and
     oracle labels of those with sentences and a summary. What datasets hashes (its fingerprint cache: a resumed or
     repeated run does not read the documents again) is what the output depends on: the encoder's fingerprint (its
-    weights, configuration, tokenizer and window), the columns, and the code that reads and featurises; not the
-    loaded model or the progress bar."""
+    weights, configuration, tokenizer and window), the columns, lsgtool's code and the versions of the libraries
+    that embed and label; not the loaded model or the progress bar. Hashed, never unpickled (no ``num_proc``):
+    the state lacks the encoder."""
 
-    CODE = ("summarize/scorer.py", "summarize/extractive.py", "summarize/lexical.py", "documents/prose.py",
-            "documents/sentences.py", "finetune/extractive.py")
+    LIBRARIES = ("torch", "transformers", "rouge-score")
 
     def __init__(self, encoder, source, text_column: str, summary_column: str, progress: Progress):
+        from importlib.metadata import version
+
         from lsgtool.core.load.fingerprint import fingerprint
 
         self.encoder, self.progress, self.read = encoder, progress, 0
-        self.identity = {"encoder": fingerprint(source, window=encoder.window), "code": _code_digest(self.CODE),
+        self.identity = {"encoder": fingerprint(source, window=encoder.window), "code": _code_digest(),
+                         "libraries": {name: version(name) for name in self.LIBRARIES},
                          "text": text_column, "summary": summary_column}
 
     def __getstate__(self) -> dict[str, Any]:
@@ -96,14 +102,15 @@ class Reader:
         return out
 
 
-def _code_digest(files: tuple[str, ...]) -> str:
+def _code_digest() -> str:
+    """SHA-256 of lsgtool's own Python files (any change reads the documents again: a few minutes, never stale)."""
     import hashlib
     from pathlib import Path
 
     root = Path(__file__).resolve().parents[1]
     digest = hashlib.sha256()
-    for name in files:
-        digest.update((root / name).read_bytes())
+    for path in sorted(root.rglob("*.py")):
+        digest.update(str(path.relative_to(root)).encode() + b"\0" + path.read_bytes())
     return digest.hexdigest()
 
 
