@@ -297,14 +297,15 @@ class Extractive:
         if self.scorer is not None:
             read = Read(text, spans, sentences, embeddings, eligible, transcript)
             score = self.scorer.score(self.features(read, units is None, context), score)
-        if query is not None:  # with a question, its similarity and words mixed in (``focus.focused``)
+        similarity = None if query is None else embeddings @ query
+        if similarity is not None:  # with a question, its similarity and words mixed in (``focus.focused``)
             from lsgtool.summarize.focus import focused
             from lsgtool.summarize.lexical import shared
 
-            score = focused(score, embeddings @ query, shared(question, sentences) if question else None)
+            score = focused(score, similarity, shared(question, sentences) if question else None)
         picked = self.pick(embeddings, lengths, eligible, score, budget, count)
         texts = [sentences[i] for i in picked]
-        relevance = None if query is None else float((embeddings @ query).max())
+        relevance = None if similarity is None else float(similarity.max())
         return Picked(" ".join(texts), total, len(sentences), picked, time.perf_counter() - start,
                       len(self._groups(lengths, firsts)), sum(lengths), [spans[i] for i in picked], texts, relevance)
 

@@ -83,9 +83,10 @@ def focused(general: torch.Tensor, similarity: torch.Tensor, words: torch.Tensor
     ``GENERAL_WEIGHT``, scaled to ``FOCUS_SCALE``, plus ``QUESTION_WORDS`` times the share of the question's content
     words it holds. The similarity is not standardised: a question that tells the sentences apart by little
     leaves the choice to the document's own score instead of to that little."""
-    from lsgtool.summarize.scorer import _standard
+    from lsgtool.summarize.scorer import standardised
 
-    score = FOCUS_SCALE * (similarity.float() / SIMILARITY_SPREAD + GENERAL_WEIGHT * _standard(general.float()))
+    own = standardised(general.float())
+    score = FOCUS_SCALE * (similarity.float() / SIMILARITY_SPREAD + GENERAL_WEIGHT * own)
     return score if words is None else score + QUESTION_WORDS * words
 
 

@@ -135,8 +135,8 @@ class Scorer(torch.nn.Module):
     def score(self, features: torch.Tensor, rule: torch.Tensor | None = None) -> torch.Tensor:
         """(sentences,) the document's scores, standardised, with the ``rule``'s scores standardised and weighted
         ``RULE_WEIGHT`` added, scaled to ``SCALE``."""
-        score = _standard(self(features.to(self.mean.device))["logits"].float().cpu())
-        return SCALE * (score if rule is None else score + RULE_WEIGHT * _standard(rule.float()))
+        score = standardised(self(features.to(self.mean.device))["logits"].float().cpu())
+        return SCALE * (score if rule is None else score + RULE_WEIGHT * standardised(rule.float()))
 
     def save_pretrained(self, folder: str | Path, **_) -> None:
         from safetensors.torch import save_file
@@ -157,7 +157,8 @@ class Scorer(torch.nn.Module):
         return scorer.eval()
 
 
-def _standard(values: torch.Tensor) -> torch.Tensor:
+def standardised(values: torch.Tensor) -> torch.Tensor:
+    """A document's scores as z-scores (zeros for one sentence): what the scorer, the rule and a focus blend."""
     return (values - values.mean()) / values.std().clamp(min=1e-6) if len(values) > 1 else values * 0
 
 
