@@ -10,8 +10,13 @@ CPUs and the cached read multiplies as they are, as T5's cached attention would)
     python benchmarks/decoding.py --length 16384 --beams 1,2,4 --threads 2 --peaked
     python benchmarks/decoding.py --gemm --length 262144 --threads 2   # the two products alone, by query rows
 
-``--gemm``: the scores product X·qᵀ and the read w·X alone for 1-32 query rows (heads × beams), beside a ``sum``
-of X: how close MKL's GEMM comes to streaming X at memory speed as the rows grow.
+``--gemm``: the scores product X·qᵀ and the read w·X alone for 1-32 query rows (heads × beams), on each library
+path (``lsgtool.core.ssm.products``: MKL's GEMM through torch.bmm, oneDNN's linear), beside a ``sum`` of X: how
+close each comes to streaming X at memory speed as the rows grow. The folded step is timed on each path and on the
+one lsgtool chooses (measured once per machine). ``--dtype bfloat16``: X and the rows in bfloat16 (the floor
+stays the float32 sum of X, the issue's target for a bfloat16 step).
+
+    python benchmarks/decoding.py --length 262144 --beams 1 --threads 2 --dtype bfloat16
 """
 
 from __future__ import annotations
@@ -31,17 +36,26 @@ def _best(step, repeats: int) -> float:
 
 
 def products(args) -> None:
-    E, L = 768, args.length
-    X = torch.randn(L, E)
+    from lsgtool.core.ssm import products
+
+    E, L, dtype = 768, args.length, getattr(torch, args.dtype)
+    X = torch.randn(1, L, E)
     for threads in map(int, args.threads.split(",")):
         torch.set_num_threads(threads)
         read = _best(lambda: X.sum(), args.repeats)
-        print(f"{threads} thread(s), L={L:,}: a sum of X {read:,.1f} ms")
+        X = X.to(dtype)
+        print(f"{threads} thread(s), L={L:,}, {args.dtype}: a float32 sum of X {read:,.1f} ms")
         for rows in (1, 4, 8, 12, 16, 24, 32):
-            q, w = torch.randn(rows, E), torch.randn(rows, L).softmax(-1)
-            scores, weighted = _best(lambda: X @ q.T, args.repeats), _best(lambda: w @ X, args.repeats)
-            print(f"  {rows:>2} rows: X·qᵀ {scores:,.1f} ms ({scores / read:.2f}x the sum), w·X {weighted:,.1f} ms "
-                  f"({weighted / read:.2f}x)")
+            q, w = torch.randn(1, rows, E, dtype=dtype), torch.randn(1, rows, L).softmax(-1).to(dtype)
+            cells = []
+            for path in products.PATHS:
+                with products.forced(path):
+                    scores = _best(lambda: products.scores(X, q), args.repeats)
+                    weighted = _best(lambda: products.read(w, X), args.repeats)
+                cells.append(f"{path}: X·qᵀ {scores:,.1f} ms ({scores / read:.2f}x the sum), w·X {weighted:,.1f} ms "
+                             f"({weighted / read:.2f}x)")
+            print(f"  {rows:>2} rows: " + "; ".join(cells))
+        X = X.float()
 
 
 @torch.no_grad()
@@ -55,6 +69,7 @@ def main() -> None:
     parser.add_argument("--threads", default="1,2")
     parser.add_argument("--peaked", action="store_true", help="decoder states x30 (most weights subnormal)")
     parser.add_argument("--gemm", action="store_true", help="only the two products, for 1-32 query rows")
+    parser.add_argument("--dtype", default="float32", choices=["float32", "bfloat16"])
     args = parser.parse_args()
     if args.gemm:
         return products(args)
@@ -62,25 +77,36 @@ def main() -> None:
     E, H, L = 768, 12, args.length
     config = LocostConfig(vocab_size=100, d_model=E, d_kv=E // H, d_ff=64, num_layers=1, num_decoder_layers=1,
                           num_heads=H, d_state=8, pad_token_id=0, eos_token_id=1, decoder_start_token_id=0)
-    attention = LocostForConditionalGeneration(config).eval().decoder.block[0].layer[1].EncDecAttention
-    states, mask = torch.randn(1, L, E), torch.zeros(1, 1, 1, L)
-    print(f"cross-attention of one decoding step, L={L:,}, E={E}, {H} heads (best of {args.repeats})"
+    from lsgtool.core.ssm import products
+
+    dtype = getattr(torch, args.dtype)
+    attention = LocostForConditionalGeneration(config).eval().to(dtype).decoder.block[0].layer[1].EncDecAttention
+    states, mask = torch.randn(1, L, E), torch.zeros(1, 1, 1, L, dtype=dtype)
+    print(f"cross-attention of one decoding step, L={L:,}, E={E}, {H} heads, {args.dtype} (best of {args.repeats})"
           f"{', peaked scores' if args.peaked else ''}")
     for threads in map(int, args.threads.split(",")):
         torch.set_num_threads(threads)
+        states = states.float()
         floor = 2 * _best(lambda: states.sum(), args.repeats)
-        print(f"{threads} thread(s): reading X twice at the bandwidth of its sum: {floor:,.1f} ms "
+        states = states.to(dtype)
+        print(f"{threads} thread(s): reading float32 X twice at the bandwidth of its sum: {floor:,.1f} ms "
               f"({2 * states.numel() * 4 / floor / 1e6:,.1f} GB/s)")
         for beams in map(int, args.beams.split(",")):
-            hidden = torch.randn(beams, 1, E) * (30 if args.peaked else 1)
-            keys, values, query = (torch.randn(beams, H, L, E // H), torch.randn(beams, H, L, E // H),
-                                   torch.randn(beams, H, 1, E // H) * (4 if args.peaked else 1))
+            hidden = torch.randn(beams, 1, E, dtype=dtype) * (30 if args.peaked else 1)
+            keys, values, query = (torch.randn(beams, H, L, E // H, dtype=dtype),
+                                   torch.randn(beams, H, L, E // H, dtype=dtype),
+                                   torch.randn(beams, H, 1, E // H, dtype=dtype) * (4 if args.peaked else 1))
             per_head = _best(lambda: attention.without_cache_per_head(hidden, states, mask), args.repeats)
-            folded = _best(lambda: attention.without_cache(hidden, states, mask), args.repeats)
+            folded = {}
+            for path in (*products.PATHS, None):
+                with products.forced(path):
+                    folded[path or "chosen"] = _best(lambda: attention.without_cache(hidden, states, mask), args.repeats)
             cached = _best(lambda: (query @ keys.transpose(-1, -2)).softmax(-1) @ values, args.repeats)
-            print(f"  beams {beams}: per head {per_head:,.1f} ms, folded {folded:,.1f} ms, cached read "
-                  f"{cached:,.1f} ms; folded is {per_head / folded:.1f}x faster than per head, "
-                  f"{folded / cached:.2f}x a cached read, {folded / floor:.2f}x reading X twice")
+            paths = ", ".join(f"{p} {t:,.1f} ms ({t / floor:.2f}x reading X twice)" for p, t in folded.items())
+            print(f"  beams {beams}: per head {per_head:,.1f} ms; folded on {paths}; cached read {cached:,.1f} ms; "
+                  f"chosen: {', '.join(v for k, v in products.chosen().items() if args.dtype in k)}; "
+                  f"chosen is {per_head / folded['chosen']:.1f}x faster than per head, "
+                  f"{folded['chosen'] / cached:.2f}x a cached read")
 
 
 if __name__ == "__main__":

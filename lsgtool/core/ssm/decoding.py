@@ -5,7 +5,8 @@ for LOCOST-base on a 1M-token book in float32 (the encoder output itself is 3 GB
 and values are never formed: per head h, q_h·(X W_k,h)ᵀ = (q_h W_k,h) Xᵀ and p_h (X W_v,h) = (p_h X) W_v,hᵀ, so a
 decoding step reads the encoder output X directly (2·H·L·E multiply-adds per layer instead of 2·L·E, no
 memory beyond the scores), with the heads and beams folded into the rows of two matmuls per layer so that X is
-read twice per layer, as a cache would be. ``LocostForConditionalGeneration.set_cross_attention_cache(False)`` switches to it;
+read twice per layer, as a cache would be; each product runs on the library path that reads X fastest on the CPU
+at hand (``products``). ``LocostForConditionalGeneration.set_cross_attention_cache(False)`` switches to it;
 the encoder output is then shared by all beams of a single input instead of being copied per beam.
 Legend: B batch (or beams), H heads, Q query positions, L encoder positions, E model width, D head width.
 """
@@ -15,6 +16,8 @@ from __future__ import annotations
 import torch
 from torch import Tensor
 from transformers.models.t5.modeling_t5 import T5Attention
+
+from lsgtool.core.ssm import products
 
 # Attention weights below √(smallest normal float32) are zeroed on CPUs before the read: over a book most of the
 # softmax is far below 1e-38, and x86 multiplies such subnormal floats ~4x slower (one read at 64K tokens with
@@ -49,8 +52,7 @@ class LocostCrossAttention(T5Attention):
         w_k = self.k.weight.view(H, D, -1)  # (H D E)
         w_v = self.v.weight.view(H, D, -1)
         qk = torch.einsum("bqhd,hde->bhqe", q, w_k).reshape(S, G * H * Q, E)  # (S G·H·Q E)
-        # X (L E) times the few query rows, then turned: X is read row by row, twice as fast on this CPU as qk Xᵀ
-        scores = torch.bmm(states, qk.transpose(1, 2)).transpose(1, 2).reshape(B, H, Q, L)  # T5 does not scale
+        scores = products.scores(states, qk).reshape(B, H, Q, L)  # T5 does not scale
         if mask is not None:
             scores = scores.masked_fill(~mask, torch.finfo(scores.dtype).min) if mask.dtype == torch.bool else scores + mask
         weights = scores.float().softmax(-1)
@@ -58,7 +60,7 @@ class LocostCrossAttention(T5Attention):
             fill = weights.masked_fill if torch.is_grad_enabled() else weights.masked_fill_
             weights = fill(weights < NEGLIGIBLE_WEIGHT, 0)
         attention = weights.to(states.dtype)
-        read = torch.bmm(attention.view(S, G * H * Q, L), states).view(B, H, Q, E)  # (B H Q E)
+        read = products.read(attention.view(S, G * H * Q, L), states).view(B, H, Q, E)  # (B H Q E)
         out = self.o(torch.einsum("bhqe,hde->bqhd", read, w_v).reshape(B, Q, H * D))  # (B Q H·D)
         return (out, attention) if with_weights else out
 

@@ -94,3 +94,63 @@ def test_the_first_seeded_model_of_a_process_has_the_weights_of_the_next():
             "assert all(torch.equal(x, y) for x, y in zip(a.state_dict().values(), b.state_dict().values()))")
     root = __import__("pathlib").Path(__file__).resolve().parents[3]
     subprocess.run([sys.executable, "-c", code], check=True, timeout=120, cwd=root)
+
+
+onednn = pytest.mark.skipif(not torch.backends.mkldnn.is_available(), reason="this torch has no oneDNN")
+
+
+@onednn
+@pytest.mark.parametrize("path", ["matmul", "onednn"])
+@pytest.mark.parametrize("shared", [True, False])
+@torch.no_grad()
+def test_every_product_path_gives_the_folded_read(path, shared):
+    from lsgtool.core.ssm import products
+
+    attention = _model().decoder.block[0].layer[1].EncDecAttention
+    hidden, states = torch.randn(3, 2, 32), torch.randn(1 if shared else 3, 57, 32)
+    with products.forced(path):
+        got = attention.without_cache(hidden, states, None)
+    torch.testing.assert_close(got, attention.without_cache_per_head(hidden, states, None), rtol=1e-5, atol=1e-6)
+
+
+@onednn
+@torch.no_grad()
+def test_generation_on_the_onednn_path_is_the_cached_generation():
+    from lsgtool.core.ssm import products
+
+    model = _model()
+    ids = torch.randint(2, 50, (1, 300))
+    kwargs = dict(num_beams=2, max_new_tokens=10, min_new_tokens=10, do_sample=False)
+    expected = model.generate(input_ids=ids, **kwargs)
+    model.set_cross_attention_cache(False)
+    with products.forced("onednn"):
+        assert torch.equal(model.generate(input_ids=ids, **kwargs), expected)
+
+
+@onednn
+def test_the_faster_path_is_measured_once_per_machine_and_kept(tmp_path, monkeypatch):
+    """A long enough X on the CPU: each product's paths are timed on it, the fastest is used and written to
+    lsgtool's cache; a new process (the memo cleared) takes it from there without measuring again."""
+    from lsgtool.core.ssm import products
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    monkeypatch.setattr(products, "TUNE_LENGTH", 64)
+    monkeypatch.setattr(products, "_chosen", {})
+    states, rows, weights = torch.randn(1, 100, 32), torch.randn(1, 12, 32), torch.rand(1, 12, 100)
+    with torch.enable_grad():  # under autograd: today's matmul, nothing measured
+        products.scores(states, rows)
+    assert products.chosen() == {} and not (tmp_path / "lsgtool" / "decoding-paths.json").exists()
+    with torch.no_grad():
+        got_scores, got_read = products.scores(states, rows), products.read(weights, states)
+    torch.testing.assert_close(got_scores, rows @ states.transpose(1, 2), rtol=1e-5, atol=1e-5)
+    torch.testing.assert_close(got_read, weights @ states, rtol=1e-5, atol=1e-5)
+    kept = __import__("json").loads((tmp_path / "lsgtool" / "decoding-paths.json").read_text())
+    assert len(kept) == 2 and {k.split(" | ")[4] for k in kept} == {"scores", "read"}
+    for entry in kept.values():
+        assert set(entry["ms"]) == {"matmul", "onednn"}
+        assert entry["path"] == min(entry["ms"], key=entry["ms"].get)
+    monkeypatch.setattr(products, "_chosen", {})
+    monkeypatch.setattr(products, "_measure", lambda *a: pytest.fail("measured again"))
+    with torch.no_grad():
+        products.read(weights, states)
+    assert list(products.chosen().values()) == [kept[k]["path"] for k in kept if " | read | " in k]

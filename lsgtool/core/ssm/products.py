@@ -1,0 +1,164 @@
+"""The two products of an uncached decoding step, scores = X·qᵀ and read = w·X, by the library path that streams
+the encoder output X fastest on the CPU at hand.
+
+Both products have few rows (heads × beams × queries, 12 for a greedy LOCOST-base step) against a long X, so they
+should run at the speed X can be read. Which path does differs from CPU to CPU: on a 2-core AMD EPYC, MKL's
+GEMM took 4.2x (scores) and 3.3x (read) the time of a ``sum`` of X with 12 rows, oneDNN's 1.7x and 2.0x; on the
+Intel CPU RESULTS.md was first measured on, MKL's took about 2x (``benchmarks/decoding.py --gemm``). So each
+product's path is measured once on the real tensors, per CPU, torch version, threads, dtype, rows and length
+class, and kept in lsgtool's cache (``$XDG_CACHE_HOME/lsgtool/decoding-paths.json``, else ``~/.cache/...``);
+later steps and runs reuse it. Both paths compute in the tensors' own dtype: float32 stays float32 (their
+results differ by summation order only).
+
+- ``matmul``: ``torch.bmm`` (MKL for float32 on x86; oneDNN for bfloat16), the path everywhere else: on GPUs,
+  under autograd, for short inputs (below ``TUNE_LENGTH`` a step is cheap and a timing is mostly noise).
+- ``onednn``: oneDNN's linear, the kernel torch's compiler uses on CPUs (``torch.ops.mkldnn._linear_pointwise``);
+  X is its input for the scores and its weight, read transposed in place, for the read (no copy of X).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import platform
+import time
+from pathlib import Path
+
+import torch
+from torch import Tensor
+
+__all__ = ["PATHS", "TUNE_LENGTH", "chosen", "forced", "read", "scores"]
+
+PATHS = ("matmul", "onednn")
+TUNE_LENGTH = 32768
+_chosen: dict[str, str] = {}  # this process's choices, by key (the file holds every process's)
+_forced: str | None = None
+
+
+def _onednn_linear(x: Tensor, weight: Tensor) -> Tensor:
+    return torch.ops.mkldnn._linear_pointwise(x, weight, None, "none", [None], "")
+
+
+def _scores(path: str, states: Tensor, rows: Tensor) -> Tensor:
+    """(S L E), (S R E) -> (S R L)."""
+    if path == "onednn":
+        return torch.stack([_onednn_linear(x, q).T for x, q in zip(states, rows)])
+    # X (L E) times the few rows, then turned: X is read row by row, twice as fast on the Intel CPU as q Xᵀ
+    return torch.bmm(states, rows.transpose(1, 2)).transpose(1, 2)
+
+
+def _read(path: str, weights: Tensor, states: Tensor) -> Tensor:
+    """(S R L), (S L E) -> (S R E)."""
+    if path == "onednn":
+        return torch.stack([_onednn_linear(w, x.T) for w, x in zip(weights, states)])
+    return torch.bmm(weights, states)
+
+
+def scores(states: Tensor, rows: Tensor) -> Tensor:
+    """X·qᵀ for each encoder output: ``states`` (S L E), ``rows`` (S R E) -> (S R L)."""
+    return _scores(_path("scores", states, rows.shape[1]), states, rows)
+
+
+def read(weights: Tensor, states: Tensor) -> Tensor:
+    """w·X for each encoder output: ``weights`` (S R L), ``states`` (S L E) -> (S R E)."""
+    return _read(_path("read", states, weights.shape[1]), weights, states)
+
+
+@contextlib.contextmanager
+def forced(path: str | None):
+    """Use ``path`` for both products inside the block (benchmarks and tests compare the paths); None: choose."""
+    global _forced
+    if path is not None and path not in PATHS:
+        raise ValueError(f"unknown product path {path!r}: one of {', '.join(PATHS)}")
+    before, _forced = _forced, path
+    try:
+        yield
+    finally:
+        _forced = before
+
+
+def chosen() -> dict[str, str]:
+    """The choices this process made or read, by key (CPU, torch, threads, dtype, product, rows, length class)."""
+    return dict(_chosen)
+
+
+def _tunable(states: Tensor) -> bool:
+    return (states.device.type == "cpu" and states.shape[1] >= TUNE_LENGTH and not torch.is_grad_enabled()
+            and torch.backends.mkldnn.is_available())
+
+
+def _cpu() -> str:
+    name = platform.processor() or platform.machine()
+    with contextlib.suppress(OSError):
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                name = line.split(":", 1)[1].strip()
+                break
+    return f"{name} ({torch.backends.cpu.get_cpu_capability()}, {os.cpu_count()} cpus)"
+
+
+def _key(product: str, states: Tensor, rows: int) -> str:
+    length_class = 1 << (states.shape[1].bit_length() - 1)  # 2^k <= L
+    return (f"{_cpu()} | torch {torch.__version__} | {torch.get_num_threads()} threads | "
+            f"{str(states.dtype).removeprefix('torch.')} | {product} | {rows} rows | L >= {length_class}")
+
+
+def _store() -> Path:
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "lsgtool" / "decoding-paths.json"
+
+
+def _kept() -> dict:
+    try:
+        found = json.loads(_store().read_text())
+    except (OSError, ValueError):
+        return {}
+    return found if isinstance(found, dict) else {}
+
+
+def _keep(key: str, path: str, timings: dict[str, float]) -> None:
+    from lsgtool.core.writing import write_json
+
+    kept = _kept()
+    kept[key] = {"path": path, "ms": timings}
+    with contextlib.suppress(OSError):  # a read-only home costs the measurement next run, nothing else
+        _store().parent.mkdir(parents=True, exist_ok=True)
+        write_json(_store(), kept)
+
+
+def _path(product: str, states: Tensor, rows: int) -> str:
+    if _forced is not None:
+        return _forced
+    if not _tunable(states):
+        return "matmul"
+    key = _key(product, states, rows)
+    if key not in _chosen:
+        found = _kept().get(key)
+        if isinstance(found, dict) and found.get("path") in PATHS:
+            _chosen[key] = found["path"]
+        else:
+            timings = _measure(product, states, rows)
+            _chosen[key] = min(timings, key=timings.get)
+            _keep(key, _chosen[key], timings)
+    return _chosen[key]
+
+
+def _measure(product: str, states: Tensor, rows: int) -> dict[str, float]:
+    """Each path's best of two runs on this X (the first of three warms up), in ms; a path that fails is left out."""
+    S, L, E = states.shape
+    operand = (torch.randn(S, rows, E, dtype=states.dtype) if product == "scores"
+               else torch.rand(S, rows, L, dtype=states.dtype))
+    run = _scores if product == "scores" else _read
+    timings = {}
+    for path in PATHS:
+        try:
+            seconds = []
+            for _ in range(3):
+                start = time.perf_counter()
+                run(path, states, operand) if product == "scores" else run(path, operand, states)
+                seconds.append(time.perf_counter() - start)
+        except (RuntimeError, AttributeError, NotImplementedError):  # an op this torch or CPU lacks
+            continue
+        timings[path] = round(1000 * min(seconds[1:]), 2)
+    return timings
