@@ -8,6 +8,7 @@ once, load it, read the inputs, route each document, write the outputs and their
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -319,12 +320,13 @@ def run(options: SummarizeOptions, progress: Progress | None = None) -> Summariz
     from lsgtool import distributed
 
     progress = progress or Progress()
+    options, notes = _precision(options)
     distributed.start(cpu=options.device == "cpu")  # under a launcher: the group the batch shares the work in
-    jobs, outputs, model, loaded = distributed.together(lambda: _ready(options, progress), undo=_release)
+    jobs, outputs, model, loaded = distributed.together(lambda: _ready(options, progress, notes), undo=_release)
     try:
         if outputs is not None:
             distributed.shared(outputs.folder)  # a machine writing its share to its own disk would lose it
-        outcome = _summarise(jobs, outputs, model, loaded, options, progress)
+        outcome = _summarise(jobs, outputs, model, loaded, options, progress, notes)
     finally:
         if outputs is not None:
             outputs.unlock()
@@ -347,6 +349,18 @@ def run(options: SummarizeOptions, progress: Progress | None = None) -> Summariz
     return result
 
 
+def _precision(options: SummarizeOptions) -> tuple[SummarizeOptions, list[str]]:
+    """``--dtype`` bfloat16 or float16 on a CPU without the instructions for it (where torch converts around
+    every product, slower than float32): run in float32, and a note that says so."""
+    from lsgtool.core.precision import INSTRUCTIONS, accelerated
+
+    if options.dtype in (None, "float32") or options.device != "cpu" or accelerated(options.dtype, "cpu"):
+        return options, []
+    return dataclasses.replace(options, dtype="float32"), [
+        f"--dtype {options.dtype}: this CPU has none of {', '.join(INSTRUCTIONS[options.dtype])}, without which "
+        f"{options.dtype} runs slower than float32: running in float32"]
+
+
 def _release(ready) -> None:
     """What ``_ready`` holds (the output's lock) given back: another process refused the run."""
     outputs = ready[1]
@@ -354,7 +368,7 @@ def _release(ready) -> None:
         outputs.unlock()
 
 
-def _ready(options: SummarizeOptions, progress: Progress):
+def _ready(options: SummarizeOptions, progress: Progress, notes: list[str]):
     """(jobs, outputs, model, (summariser, what the reader asked)): every check, then the model loaded, unless
     ``--resume`` finds every input finished (then None: nothing is loaded)."""
     from lsgtool import distributed
@@ -381,7 +395,7 @@ def _ready(options: SummarizeOptions, progress: Progress):
         model = find_model(options)
         if options.resume and outputs is not None and all_finished(jobs, outputs, _identity(model, options, outputs)):
             return jobs, outputs, model, None
-        return jobs, outputs, model, _loaded(model, options, outputs, progress)
+        return jobs, outputs, model, _loaded(model, options, outputs, progress, notes)
     except BaseException:
         if outputs is not None:
             outputs.unlock()
@@ -393,10 +407,11 @@ def _ready(options: SummarizeOptions, progress: Progress):
         raise
 
 
-def _loaded(model: Model, options: SummarizeOptions, outputs, progress: Progress):
+def _loaded(model: Model, options: SummarizeOptions, outputs, progress: Progress, notes: list[str]):
     """(summariser, what the reader asked): the model loaded; what it cannot do as asked is noted once here, and
     in every record's notes."""
     summarizer = load_summarizer(model, options)
+    summarizer.notes = [*notes, *summarizer.notes]
     for note in summarizer.notes:
         progress.note(note)
     return summarizer, _ask(options, outputs, summarizer)
@@ -455,7 +470,8 @@ def _identity(model: Model, options: SummarizeOptions, outputs) -> dict[str, Any
             **({"transcript": options.transcript} if options.transcript is not None else {})}  # keys kept as they were
 
 
-def _summarise(jobs, outputs, model: Model, loaded, options: SummarizeOptions, progress: Progress):
+def _summarise(jobs, outputs, model: Model, loaded, options: SummarizeOptions, progress: Progress,
+               notes: list[str]):
     """Every job through the batch; ``loaded``: (summariser, what the reader asked), or None when every input was
     finished as the run began (then loaded here if one is found unfinished after all)."""
     from lsgtool.profiling.memory import available_mb
@@ -469,7 +485,7 @@ def _summarise(jobs, outputs, model: Model, loaded, options: SummarizeOptions, p
     def ready():
         nonlocal loaded
         if loaded is None:
-            loaded = _loaded(model, options, outputs, progress)
+            loaded = _loaded(model, options, outputs, progress, notes)
         return loaded
 
     def summarise(documents, chapters, encoded, padding) -> list[dict[str, Any]]:

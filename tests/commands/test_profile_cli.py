@@ -344,3 +344,19 @@ def test_quick_measures_lsgtools_own_variants_without_the_slow_peers(app, runner
     assert data["meta"]["hidden"] == 64 and data["meta"]["block_size"] == 32
     help_text = " ".join(runner.invoke(app, ["profile", "--help"], env={"COLUMNS": "200"}).output.split())
     assert "--quick: full,lsg-norm,locost" in help_text and "full, lsg-norm and locost at 512 and 2k tokens" in help_text
+
+
+@pytest.mark.parametrize("instructions", [{}, {"avx512_bf16": True, "avx512_vnni": True}], ids=["none", "bf16-vnni"])
+def test_the_profile_says_which_precisions_this_cpu_accelerates(app, runner, tmp_path, monkeypatch, instructions):
+    from lsgtool.core import precision
+
+    monkeypatch.setattr(precision, "_capabilities", lambda: instructions)
+    args = ["profile", "--lengths", "256", "--variants", "full", *TINY, "--dtype", "bfloat16"]
+    data = json.loads(runner.invoke(app, [*args, "--out", str(tmp_path / "a"), "--json"]).stdout)
+    assert data["meta"]["cpu_accelerates"] == (["bfloat16", "int8"] if instructions else [])
+    assert data["meta"]["dtype_accelerated"] is bool(instructions)
+    table = runner.invoke(app, [*args, "--out", str(tmp_path / "b")])
+    text = " ".join(table.stdout.split())
+    assert table.exit_code == 0, table.output
+    assert ("this CPU computes faster than float32 in: " + ("bfloat16, int8" if instructions else "none")) in text
+    assert ("does not accelerate bfloat16" in text) is not bool(instructions)

@@ -308,3 +308,19 @@ def test_an_interrupted_book_keeps_its_chapters_sources(runner, app, tmp_path, m
     for sentence in record["sentences"]:
         source = sentence["sources"][0]
         assert " ".join(text[source["start"]:source["end"]].split()) == sentence["text"]
+
+
+@pytest.mark.parametrize("instructions", [{}, {"avx512_bf16": True}], ids=["none", "avx512-bf16"])
+def test_bfloat16_on_a_cpu_without_its_instructions_is_said_and_runs_in_float32(runner, app, models, docs, monkeypatch,
+                                                                                 instructions):
+    from lsgtool.core import precision
+    from lsgtool.summarize import abstractive
+
+    monkeypatch.setattr(precision, "_capabilities", lambda: instructions)
+    asked, real = [], abstractive.load_abstractive
+    monkeypatch.setattr(abstractive, "load_abstractive", lambda *a, **k: asked.append(a[4]) or real(*a, **k))
+    result = runner.invoke(app, ["summarize", str(docs(n=1) / "doc0.txt"), "--model", str(models / "bart"), *GEN,
+                                 "--dtype", "bfloat16", "--json"])
+    assert result.exit_code == 0, result.output
+    said = any("none of avx512_bf16, amx_bf16" in n for n in json.loads(result.stdout)["notes"])  # in the record
+    assert said is not bool(instructions) and asked == ["bfloat16" if instructions else "float32"]

@@ -33,6 +33,16 @@ def _cpu_runs_bf16() -> bool:
         return False
 
 
+def _accelerated() -> dict[str, str]:
+    """Each reduced precision and whether this CPU computes it faster than float32 (and with what): what
+    ``--dtype`` is worth asking for here (lsgtool runs float32 where a precision is not accelerated)."""
+    from lsgtool.core.precision import INSTRUCTIONS, cpu_accelerated
+
+    found = cpu_accelerated()
+    return {p: f"yes ({', '.join(found[p])})" if p in found else f"no (none of {', '.join(names)})"
+            for p, names in INSTRUCTIONS.items()}
+
+
 def collect(pm) -> dict[str, Any]:
     import torch
 
@@ -46,6 +56,7 @@ def collect(pm) -> dict[str, Any]:
         "cuda": torch.version.cuda if cuda else None,
         "cpu_capability": torch.backends.cpu.get_cpu_capability(),
         "bf16_cpu": _cpu_runs_bf16(),
+        "cpu_accelerates": _accelerated(),
         "bf16_cuda": bool(torch.cuda.is_bf16_supported()) if cuda else "no CUDA device",
         "threads": torch.get_num_threads(),
         "cpu_count": os.cpu_count(),

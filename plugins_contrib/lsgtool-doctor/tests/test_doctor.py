@@ -1,4 +1,5 @@
 import json
+import os
 from importlib import metadata
 
 import pytest
@@ -41,6 +42,13 @@ def test_doctor_reports_json(monkeypatch, through_entry_point):
     assert data["bf16_cpu"] is bool((x @ x).float().sum() == 8)
     assert data["bf16_cuda"] == (torch.cuda.is_bf16_supported() if torch.cuda.is_available() else "no CUDA device")
     assert data["cpu_capability"] == torch.backends.cpu.get_cpu_capability()
+    # which precisions this CPU accelerates, as its flags say (Linux: /proc/cpuinfo)
+    flags = next((line.split(":")[1].split() for line in open("/proc/cpuinfo") if line.startswith("flags")), None) \
+        if os.path.exists("/proc/cpuinfo") else None
+    if flags is not None:
+        assert data["cpu_accelerates"]["bfloat16"].startswith("yes" if {"avx512_bf16", "amx_bf16"} & set(flags) else "no")
+        assert data["cpu_accelerates"]["int8"].startswith(
+            "yes" if {"avx512_vnni", "avx_vnni", "amx_int8"} & set(flags) else "no")
 
 
 def test_doctor_table_and_plugins_listing(monkeypatch):
