@@ -16,6 +16,10 @@ bandwidth (a `torch.sum` over 1 GiB), and from them the two floors a one-pass LO
 encoder's dense work (its projections and feed-forward: 2·L·layers·(3E² + 3E·d_ff) FLOP at that speed) and,
 per generated token without the cross-attention cache, reading the encoder output X twice per decoder layer.
     python benchmarks/summarize.py --size base --models longt5 --windows 2   # peers: N windows, extrapolated
+
+Precision and the decoding step's library path (issue 32), one run each, in one process:
+    python benchmarks/summarize.py --size base --models locost --dtype float32,bfloat16 --products matmul,chosen
+``--words N`` takes only the book's first N words (a quicker run at a chosen length).
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -136,7 +141,9 @@ def floors(size: dict, tokens: int, measured: dict) -> dict:
             "step_floor_s": round(2 * layers * x_bytes / 1e9 / measured["bandwidth_gbs"], 2)}
 
 
-def run(kind: str, size_name: str, book: str, tokenizer_folder: str, folder: str, new_tokens: int, windows: int | None):
+def run(kind: str, size_name: str, book: str, tokenizer_folder: str, folder: str, new_tokens: int, windows: int | None,
+        dtype: str = "float32", words: int | None = None, path: str | None = None):
+    from lsgtool.core.ssm import products
     from lsgtool.documents import read
     from lsgtool.summarize.abstractive import load_abstractive
     from lsgtool.summarize.pipeline import PassLimit, summarize_text
@@ -145,17 +152,21 @@ def run(kind: str, size_name: str, book: str, tokenizer_folder: str, folder: str
     stages.stage("read", detail="the document reader")
     document = read(book)
     stages.stage("load", detail=kind)
-    path = build(kind, SIZES[size_name], 32000, folder)
-    summarizer = load_abstractive(path, {"max_new_tokens": new_tokens, "min_new_tokens": new_tokens, "num_beams": 1},
-                                  tokenizer=tokenizer_folder, limit=None if kind == "locost" else LIMIT)
+    model = build(kind, SIZES[size_name], 32000, folder)
+    summarizer = load_abstractive(model, {"max_new_tokens": new_tokens, "min_new_tokens": new_tokens, "num_beams": 1},
+                                  tokenizer=tokenizer_folder, dtype=dtype, limit=None if kind == "locost" else LIMIT)
     text = document.text
+    if words is not None:  # cut after the N-th word, the text's own spacing kept
+        ends = [m.end() for m in re.finditer(r"\S+", text)]
+        text = text[:ends[min(words, len(ends)) - 1]] if ends else text
     if windows is not None:  # peers: only the first N windows, the rest extrapolated
         from lsgtool.summarize.windows import windows as cut
 
         text = "\n\n".join(cut(text, summarizer.count, summarizer.pass_tokens)[:windows])
     budget = PassLimit(summarizer, float(os.environ.get("MEMORY_LIMIT_MB", "20000")), stages)
     started = time.perf_counter()
-    summary = summarize_text(text, summarizer, "chunk", stages, budget=budget)
+    with products.forced(path):  # None: the path lsgtool chooses on this CPU
+        summary = summarize_text(text, summarizer, "chunk", stages, budget=budget)
     total = time.perf_counter() - started
     stages.close()
     totals: dict[str, dict] = {}
@@ -165,7 +176,9 @@ def run(kind: str, size_name: str, book: str, tokenizer_folder: str, folder: str
         entry["seconds"] = round(entry["seconds"] + row["seconds"], 2)
         entry["peak_mb_above_start"] = max(entry["peak_mb_above_start"], row["peak_mb_above_start"])
         entry["times"] += 1
-    result = {"model": kind, "size": size_name, "words": document.words, "input_tokens": summary.input_tokens,
+    chosen = {k: v for k, v in products.chosen().items() if f"| {dtype} |" in k}
+    result = {"model": kind, "size": size_name, "dtype": dtype, "products": path or f"chosen {chosen}",
+              "words": document.words if words is None else min(words, document.words), "input_tokens": summary.input_tokens,
             "route": summary.route, "windows": summary.windows, "seconds": round(total, 1),
             "tokens_per_s": round(summary.input_tokens / total), "new_tokens": summary.new_tokens,
             "cross_attention_cache": getattr(summarizer.model, "cross_attention_cached", True),
@@ -192,6 +205,10 @@ def main() -> None:
     parser.add_argument("--new-tokens", type=int, default=64, help="generated tokens per pass (greedy)")
     parser.add_argument("--windows", type=int, help="peers: measure only the first N windows")
     parser.add_argument("--json", help="also write the results here")
+    parser.add_argument("--dtype", default="float32", help="comma-separated: float32, bfloat16 (one run each)")
+    parser.add_argument("--words", type=int, help="only the book's first N words")
+    parser.add_argument("--products", default="chosen",
+                        help="comma-separated paths of the decoding step's products: chosen, matmul, onednn")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as folder:
         start = time.perf_counter()
@@ -204,10 +221,13 @@ def main() -> None:
               file=sys.stderr)
         results = []
         for kind in args.models.split(","):
-            result = run(kind, args.size, book, tokenizer_folder, folder, args.new_tokens,
-                         None if kind == "locost" else args.windows)
-            results.append(result)
-            print(json.dumps({k: v for k, v in result.items() if k != "stages"}))
+            for dtype in args.dtype.split(","):
+                for path in args.products.split(",") if kind == "locost" else ["chosen"]:
+                    result = run(kind, args.size, book, tokenizer_folder, folder, args.new_tokens,
+                                 None if kind == "locost" else args.windows, dtype, args.words,
+                                 None if path == "chosen" else path)
+                    results.append(result)
+                    print(json.dumps({k: v for k, v in result.items() if k != "stages"}), flush=True)
     if args.json:
         with open(args.json, "w") as handle:
             json.dump(results, handle, indent=2)

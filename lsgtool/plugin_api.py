@@ -9,7 +9,8 @@ so a plugin that imports this module keeps ``lsgtool --help`` fast.
 - errors: ``LsgtoolError`` (exit 1), ``UsageError`` (exit 2), ``PluginError``
 - commands: ``state(ctx)`` (plugin manager, ``--debug``), ``JsonOption``, ``emit(data, as_json, render)``,
   ``stdout()``, ``stderr()``
-- machine facts: ``available_mb(device)``; ``compatibility_report()`` (tested versions, transformers contracts)
+- machine facts: ``available_mb(device)``; ``compatibility_report()`` (tested versions, transformers contracts);
+  ``cpu_accelerated()`` and ``INSTRUCTIONS`` (the reduced precisions this CPU computes faster than float32)
 """
 
 from __future__ import annotations
@@ -36,6 +37,8 @@ _LAZY = {
     "stderr": "lsgtool.commands._common",
     "available_mb": "lsgtool.profiling.memory",
     "compatibility_report": "lsgtool.core.compat",
+    "cpu_accelerated": "lsgtool.core.precision",
+    "INSTRUCTIONS": "lsgtool.core.precision",
 }
 
 __all__ = ["hookimpl", *_LAZY]

@@ -12,10 +12,17 @@ from lsgtool.core import registry  # noqa: E402
 from lsgtool.plugins import manager  # noqa: E402
 
 
+@pytest.fixture(scope="session")
+def _cache_home(tmp_path_factory):
+    return tmp_path_factory.mktemp("cache")
+
+
 @pytest.fixture(autouse=True)
-def _isolated(monkeypatch, tmp_path_factory):
-    """Offline, no installed plugins unless a test opts in, no user config, core registries filled afresh."""
+def _isolated(monkeypatch, tmp_path_factory, _cache_home):
+    """Offline, no installed plugins unless a test opts in, no user config, lsgtool's cache (hashes, decoding
+    paths) in a folder of this session's, core registries filled afresh."""
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(_cache_home))
     monkeypatch.setenv(manager.ENV_LOAD_PLUGINS, "")
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path_factory.mktemp("xdg")))
     monkeypatch.delenv("LSGTOOL_CONFIG", raising=False)

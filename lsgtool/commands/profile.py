@@ -157,10 +157,10 @@ def _fmt(value, spec: str = ".2f") -> str:
 def _precisions(console: Console, meta: dict[str, Any]) -> None:
     """Which precisions this CPU accelerates, and a warning where the profiled one is not."""
     if "cpu_accelerates" in meta:
-        found = ", ".join(meta["cpu_accelerates"]) or "none (no AVX512-BF16, AMX or VNNI)"
+        found = ", ".join(meta["cpu_accelerates"]) or "none (no AVX512-BF16, AVX512-FP16, AMX or VNNI)"
         console.print(f"this CPU computes faster than float32 in: {found}", markup=False)
     if meta.get("dtype_accelerated") is False:
-        console.print(f"Note: {meta['device']} does not accelerate {meta['dtype']}: its timings here are slower than "
+        console.print(f"note: {meta['device']} does not accelerate {meta['dtype']}: its timings here are slower than "
                       "float32's, not what a CPU with the instructions gives.", markup=False)
 
 

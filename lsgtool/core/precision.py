@@ -2,10 +2,15 @@
 
 torch runs bfloat16 on any x86-64 CPU, but without AVX512-BF16 or AMX it converts to float32 and back around every
 product, slower than float32 itself; likewise float16 without AVX512-FP16/AMX-FP16, and int8 products without
-VNNI or AMX-INT8. So a reduced precision is worth asking for on a CPU only where these instructions exist.
+VNNI or AMX-INT8. So a reduced precision is worth asking for on an x86 CPU only where these instructions exist
+(other CPUs are not judged here: ``accelerated`` says True for them).
 """
 
 from __future__ import annotations
+
+import contextlib
+import platform
+from pathlib import Path
 
 import torch
 
@@ -14,23 +19,25 @@ __all__ = ["INSTRUCTIONS", "accelerated", "cpu_accelerated"]
 # the CPU instructions (torch.cpu.get_capabilities' names) that make each precision's products fast
 INSTRUCTIONS = {"bfloat16": ("avx512_bf16", "amx_bf16"), "float16": ("avx512_fp16", "amx_fp16"),
                 "int8": ("avx512_vnni", "avx_vnni", "amx_int8")}
-_PROBES = {"avx512_bf16": "_is_avx512_bf16_supported", "amx_bf16": "_is_amx_tile_supported",
-           "amx_fp16": "_is_amx_fp16_supported", "avx512_vnni": "_is_vnni_supported",
-           "amx_int8": "_is_amx_tile_supported"}  # the torch versions before get_capabilities
+X86 = ("x86_64", "amd64", "i386", "i686", "x86")
+
+
+def is_x86() -> bool:
+    return platform.machine().lower() in X86
 
 
 def _capabilities() -> dict[str, bool]:
+    """torch's own reading of the CPU (torch.cpu.get_capabilities), else the kernel's (/proc/cpuinfo's flags,
+    which use the same names), else nothing."""
     get = getattr(torch.cpu, "get_capabilities", None)
     if get is not None:
-        try:
+        with contextlib.suppress(RuntimeError):
             return {k: bool(v) for k, v in get().items() if isinstance(v, bool)}
-        except RuntimeError:
-            pass
-    found = {}
-    for name, probe in _PROBES.items():
-        check = getattr(torch.cpu, probe, None)
-        found[name] = bool(check()) if check is not None else False
-    return found
+    with contextlib.suppress(OSError):
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("flags"):
+                return dict.fromkeys(line.split(":", 1)[1].split(), True)
+    return {}
 
 
 def cpu_accelerated() -> dict[str, list[str]]:
@@ -50,5 +57,5 @@ def accelerated(dtype: str | torch.dtype, device: str = "cpu") -> bool:
     if kind == "cuda":
         return bool(torch.cuda.is_available() and (name != "bfloat16" or torch.cuda.is_bf16_supported()))
     if kind == "cpu":
-        return name in cpu_accelerated()
+        return name in cpu_accelerated() or not is_x86()
     return True  # other accelerators: their own business

@@ -25,7 +25,7 @@ from typing import Any
 
 from lsgtool.core.errors import UsageError
 
-__all__ = ["MARKER", "check_own_target", "check_target", "clean_stale", "clean_stale_files", "pid_alive", "probe_writable", "publish",
+__all__ = ["MARKER", "cache_home", "check_own_target", "check_target", "clean_stale", "clean_stale_files", "pid_alive", "probe_writable", "publish",
            "read_marker", "release_lock", "short_name", "stage", "take_lock", "uninterrupted", "write_file",
            "write_json", "write_marker"]
 
@@ -34,6 +34,13 @@ STAGING = ".lsgtool-staging.json"
 TMP = ".lsgtool-tmp"  # suffix of a file being written: .<name>.<pid>.lsgtool-tmp beside its target
 SHORT_BYTES = 100  # names lsgtool derives from a longer one (temporary files, records) stay this short, or shorter
 LOCK_GRACE_S = 10  # a lock file still empty after this long was left by a process killed while taking it
+
+
+def cache_home() -> Path:
+    """lsgtool's cache folder: ``$XDG_CACHE_HOME/lsgtool``, else ``~/.cache/lsgtool`` (a relative
+    XDG_CACHE_HOME is ignored, as the XDG specification asks). RuntimeError where there is no home either."""
+    base = os.environ.get("XDG_CACHE_HOME", "")
+    return Path(base if os.path.isabs(base) else Path.home() / ".cache") / "lsgtool"
 
 
 def short_name(name: str) -> str:

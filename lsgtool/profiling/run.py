@@ -17,7 +17,6 @@ from pathlib import Path
 from typing import Any, Callable
 
 from lsgtool.core.errors import Interrupted, UsageError
-from lsgtool.core.precision import accelerated, cpu_accelerated
 from lsgtool.progress import Progress
 
 __all__ = ["DEFAULT_VARIANTS", "ProfileOptions", "ProfileProgress", "ProfileResult", "run"]
@@ -176,7 +175,10 @@ def _prepare(options: ProfileOptions):
     meta = {"level": "model" if target else o.level, "model": o.model, "mode": o.mode, "device": o.device,
             "dtype": o.dtype, **shape, "batch": o.batch, "block_size": block, "sparsity_factor": o.sparsity_factor,
             "baseline": baseline, "repeats": 0 if o.find_max else o.repeats, "budget_s": o.budget,
-            "memory_limit_mb": plan.limit_mb(), "dtype_accelerated": accelerated(o.dtype, o.device)}
+            "memory_limit_mb": plan.limit_mb()}
+    from lsgtool.core.precision import accelerated, cpu_accelerated  # torch: loaded when a profile runs, not for --help
+
+    meta["dtype_accelerated"] = accelerated(o.dtype, o.device)
     if o.device == "cpu":
         meta["cpu_accelerates"] = sorted(cpu_accelerated())  # what --dtype is worth asking for on this CPU
     title = (f"lsgtool profile — {o.model or o.level}, {o.mode}, {o.device} {o.dtype}, "

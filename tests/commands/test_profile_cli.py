@@ -351,6 +351,7 @@ def test_the_profile_says_which_precisions_this_cpu_accelerates(app, runner, tmp
     from lsgtool.core import precision
 
     monkeypatch.setattr(precision, "_capabilities", lambda: instructions)
+    monkeypatch.setattr(precision, "is_x86", lambda: True)  # the instructions judged are x86's
     args = ["profile", "--lengths", "256", "--variants", "full", *TINY, "--dtype", "bfloat16"]
     data = json.loads(runner.invoke(app, [*args, "--out", str(tmp_path / "a"), "--json"]).stdout)
     assert data["meta"]["cpu_accelerates"] == (["bfloat16", "int8"] if instructions else [])

@@ -317,6 +317,7 @@ def test_bfloat16_on_a_cpu_without_its_instructions_is_said_and_runs_in_float32(
     from lsgtool.summarize import abstractive
 
     monkeypatch.setattr(precision, "_capabilities", lambda: instructions)
+    monkeypatch.setattr(precision, "is_x86", lambda: True)  # the instructions judged are x86's
     asked, real = [], abstractive.load_abstractive
     monkeypatch.setattr(abstractive, "load_abstractive", lambda *a, **k: asked.append(a[4]) or real(*a, **k))
     result = runner.invoke(app, ["summarize", str(docs(n=1) / "doc0.txt"), "--model", str(models / "bart"), *GEN,

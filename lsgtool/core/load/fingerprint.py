@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from lsgtool.core.load.source import HUB_ID, TOKENIZER_EXTRAS, TOKENIZER_FILES, WEIGHT_PATTERNS, Source, snapshot
+from lsgtool.core.writing import cache_home
 
 __all__ = ["cache_dir", "content_hash", "fingerprint"]
 
@@ -31,8 +32,7 @@ SETTLED_NS = 2 * 10**9  # a file changed this recently is not cached: file times
 
 def cache_dir() -> Path:
     """Where lsgtool keeps the hashes of large files."""
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "lsgtool" / "hashes"
+    return cache_home() / "hashes"
 
 
 def _sha256(path: Path) -> str:

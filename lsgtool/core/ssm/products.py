@@ -6,8 +6,9 @@ should run at the speed X can be read. Which path does differs from CPU to CPU: 
 GEMM took 4.2x (scores) and 3.3x (read) the time of a ``sum`` of X with 12 rows, oneDNN's 1.7x and 2.0x; on the
 Intel CPU RESULTS.md was first measured on, MKL's took about 2x (``benchmarks/decoding.py --gemm``). So each
 product's path is measured once on the real tensors, per CPU, torch version, threads, dtype, rows and length
-class, and kept in lsgtool's cache (``$XDG_CACHE_HOME/lsgtool/decoding-paths.json``, else ``~/.cache/...``);
-later steps and runs reuse it. Both paths compute in the tensors' own dtype: float32 stays float32 (their
+class (on at most ``MEASURED_ROWS`` rows of X: ~1 s at 2 threads), and kept in lsgtool's cache
+(``$XDG_CACHE_HOME/lsgtool/decoding-paths.json``, else ``~/.cache/...``); later steps and runs reuse it.
+Processes measuring at once may each write the file: the last write wins, the others measure again next time. Both paths compute in the tensors' own dtype: float32 stays float32 (their
 results differ by summation order only).
 
 - ``matmul``: ``torch.bmm`` (MKL for float32 on x86; oneDNN for bfloat16), the path everywhere else: on GPUs,
@@ -19,6 +20,7 @@ results differ by summation order only).
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 import os
 import platform
@@ -32,6 +34,7 @@ __all__ = ["PATHS", "TUNE_LENGTH", "chosen", "forced", "read", "scores"]
 
 PATHS = ("matmul", "onednn")
 TUNE_LENGTH = 32768
+MEASURED_ROWS = 2**18  # rows of X the paths are timed on: far beyond any cache, and a bounded cost at 1M tokens
 _chosen: dict[str, str] = {}  # this process's choices, by key (the file holds every process's)
 _forced: str | None = None
 
@@ -85,9 +88,10 @@ def chosen() -> dict[str, str]:
 
 def _tunable(states: Tensor) -> bool:
     return (states.device.type == "cpu" and states.shape[1] >= TUNE_LENGTH and not torch.is_grad_enabled()
-            and torch.backends.mkldnn.is_available())
+            and torch.backends.mkldnn.is_available() and torch.backends.mkldnn.enabled)
 
 
+@functools.cache
 def _cpu() -> str:
     name = platform.processor() or platform.machine()
     with contextlib.suppress(OSError):
@@ -105,14 +109,15 @@ def _key(product: str, states: Tensor, rows: int) -> str:
 
 
 def _store() -> Path:
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "lsgtool" / "decoding-paths.json"
+    from lsgtool.core.writing import cache_home
+
+    return cache_home() / "decoding-paths.json"
 
 
 def _kept() -> dict:
     try:
         found = json.loads(_store().read_text())
-    except (OSError, ValueError):
+    except (OSError, ValueError, RuntimeError):  # RuntimeError: no home to keep a cache in
         return {}
     return found if isinstance(found, dict) else {}
 
@@ -122,7 +127,7 @@ def _keep(key: str, path: str, timings: dict[str, float]) -> None:
 
     kept = _kept()
     kept[key] = {"path": path, "ms": timings}
-    with contextlib.suppress(OSError):  # a read-only home costs the measurement next run, nothing else
+    with contextlib.suppress(OSError, RuntimeError):  # no writable home: measured again next run, nothing else
         _store().parent.mkdir(parents=True, exist_ok=True)
         write_json(_store(), kept)
 
@@ -139,13 +144,16 @@ def _path(product: str, states: Tensor, rows: int) -> str:
             _chosen[key] = found["path"]
         else:
             timings = _measure(product, states, rows)
-            _chosen[key] = min(timings, key=timings.get)
-            _keep(key, _chosen[key], timings)
+            _chosen[key] = min(timings, key=timings.get) if timings else "matmul"
+            if len(timings) == len(PATHS):  # a path that failed once (memory, say) is not ruled out for good
+                _keep(key, _chosen[key], timings)
     return _chosen[key]
 
 
 def _measure(product: str, states: Tensor, rows: int) -> dict[str, float]:
-    """Each path's best of two runs on this X (the first of three warms up), in ms; a path that fails is left out."""
+    """Each path's best of two runs on this X's first ``MEASURED_ROWS`` rows (the first of three runs warms up),
+    in ms; a path that fails is left out."""
+    states = states[:1, :MEASURED_ROWS]
     S, L, E = states.shape
     operand = (torch.randn(S, rows, E, dtype=states.dtype) if product == "scores"
                else torch.rand(S, rows, L, dtype=states.dtype))

@@ -36,11 +36,14 @@ def _cpu_runs_bf16() -> bool:
 def _accelerated() -> dict[str, str]:
     """Each reduced precision and whether this CPU computes it faster than float32 (and with what): what
     ``--dtype`` is worth asking for here (lsgtool runs float32 where a precision is not accelerated)."""
-    from lsgtool.core.precision import INSTRUCTIONS, cpu_accelerated
+    from lsgtool import plugin_api
 
-    found = cpu_accelerated()
+    try:
+        found, instructions = plugin_api.cpu_accelerated(), plugin_api.INSTRUCTIONS
+    except AttributeError:  # an lsgtool older than the report
+        return {"all": "unknown (this lsgtool does not say)"}
     return {p: f"yes ({', '.join(found[p])})" if p in found else f"no (none of {', '.join(names)})"
-            for p, names in INSTRUCTIONS.items()}
+            for p, names in instructions.items()}
 
 
 def collect(pm) -> dict[str, Any]:

@@ -154,3 +154,21 @@ def test_the_faster_path_is_measured_once_per_machine_and_kept(tmp_path, monkeyp
     with torch.no_grad():
         products.read(weights, states)
     assert list(products.chosen().values()) == [kept[k]["path"] for k in kept if " | read | " in k]
+
+
+@onednn
+def test_a_path_that_fails_leaves_the_other_and_is_not_ruled_out_for_good(tmp_path, monkeypatch):
+    from lsgtool.core.ssm import products
+
+    def broken(*args):
+        raise RuntimeError("no such kernel here")
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    monkeypatch.setattr(products, "TUNE_LENGTH", 64)
+    monkeypatch.setattr(products, "_chosen", {})
+    monkeypatch.setattr(products, "_onednn_linear", broken)
+    states, weights = torch.randn(1, 100, 32), torch.rand(1, 12, 100)
+    with torch.no_grad():
+        torch.testing.assert_close(products.read(weights, states), weights @ states)
+    assert list(products.chosen().values()) == ["matmul"]
+    assert not (tmp_path / "lsgtool" / "decoding-paths.json").exists()  # measured again next run
