@@ -5,11 +5,11 @@ Both products have few rows (heads × beams × queries, 12 for a greedy LOCOST-b
 should run at the speed X can be read. Which path does differs from CPU to CPU: on a 2-core AMD EPYC, MKL's
 GEMM took 4.2x (scores) and 3.3x (read) the time of a ``sum`` of X with 12 rows, oneDNN's 1.7x and 2.0x; on the
 Intel CPU RESULTS.md was first measured on, MKL's took about 2x (``benchmarks/decoding.py --gemm``). So each
-product's path is measured once on the real tensors, per CPU, torch version, threads, dtype, rows and length
-class (on at most ``MEASURED_ROWS`` rows of X: ~1 s at 2 threads), and kept in lsgtool's cache
+product's path is timed once per CPU, torch version, threads, dtype, rows and length class, on the real X in the
+process that uses it (a slice of X can mislead, see RESULTS.md, issue 32), and kept in lsgtool's cache
 (``$XDG_CACHE_HOME/lsgtool/decoding-paths.json``, else ``~/.cache/...``); later steps and runs reuse it.
-Processes measuring at once may each write the file: the last write wins, the others measure again next time. Both paths compute in the tensors' own dtype: float32 stays float32 (their
-results differ by summation order only).
+Processes measuring at once may each write the file: the last write wins, the others measure again next time.
+Both paths compute in the tensors' own dtype: float32 stays float32 (results differ by summation order only).
 
 - ``matmul``: ``torch.bmm`` (MKL for float32 on x86; oneDNN for bfloat16), the path everywhere else: on GPUs,
   under autograd, for short inputs (below ``TUNE_LENGTH`` a step is cheap and a timing is mostly noise).
@@ -34,7 +34,7 @@ __all__ = ["PATHS", "TUNE_LENGTH", "chosen", "forced", "read", "scores"]
 
 PATHS = ("matmul", "onednn")
 TUNE_LENGTH = 32768
-MEASURED_ROWS = 2**18  # rows of X the paths are timed on: far beyond any cache, and a bounded cost at 1M tokens
+SLOWER = 2.0  # a path whose first run takes this many times the best so far is not run again
 _chosen: dict[str, str] = {}  # this process's choices, by key (the file holds every process's)
 _forced: str | None = None
 
@@ -151,22 +151,23 @@ def _path(product: str, states: Tensor, rows: int) -> str:
 
 
 def _measure(product: str, states: Tensor, rows: int) -> dict[str, float]:
-    """Each path's best of two runs on this X's first ``MEASURED_ROWS`` rows (the first of three runs warms up),
-    in ms; a path that fails is left out."""
-    states = states[:1, :MEASURED_ROWS]
+    """Each path's best of up to three runs on this X, in ms (one run where it is already ``SLOWER`` than the
+    best so far: at 1M tokens a slow path's run costs seconds); a path that fails is left out."""
     S, L, E = states.shape
     operand = (torch.randn(S, rows, E, dtype=states.dtype) if product == "scores"
                else torch.rand(S, rows, L, dtype=states.dtype))
     run = _scores if product == "scores" else _read
-    timings = {}
+    timings: dict[str, float] = {}
     for path in PATHS:
+        seconds = []
         try:
-            seconds = []
             for _ in range(3):
                 start = time.perf_counter()
                 run(path, states, operand) if product == "scores" else run(path, operand, states)
                 seconds.append(time.perf_counter() - start)
+                if timings and 1000 * seconds[-1] > SLOWER * min(timings.values()):
+                    break
         except (RuntimeError, AttributeError, NotImplementedError):  # an op this torch or CPU lacks
             continue
-        timings[path] = round(1000 * min(seconds[1:]), 2)
+        timings[path] = round(1000 * min(seconds[1:] or seconds), 2)  # the first run warms up, when there are more
     return timings
