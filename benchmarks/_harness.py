@@ -64,3 +64,24 @@ def matmul_gflops(width: int, wide: int, chunk: int = 2048) -> float:
 
     x, square, widening = torch.randn(chunk, width), torch.randn(width, width), torch.randn(width, wide)
     return 2 * chunk * (width * width + width * wide) / best(lambda: (x @ square, x @ widening), 5) / 1e9
+
+
+def small_locost(folder, d_state: int = 64):
+    """A small LOCOST (d_model 256, 4 + 4 layers) with random weights and the packaged all-MiniLM-L6-v2's
+    bert-base-uncased WordPiece, saved in ``folder`` for `lsgtool finetune`: what the training benchmarks start
+    from (no pretrained summariser installs offline). Returns the number of parameters."""
+    import torch
+
+    from lsgtool.core.load import load_tokenizer
+    from lsgtool.core.ssm.locost import LocostConfig, LocostForConditionalGeneration
+
+    tokenizer = load_tokenizer("minilm")
+    torch.manual_seed(0)
+    config = LocostConfig(vocab_size=len(tokenizer), d_model=256, d_kv=64, d_ff=1024, num_layers=4, num_decoder_layers=4,
+                          num_heads=4, d_state=d_state, pad_token_id=tokenizer.pad_token_id,
+                          eos_token_id=tokenizer.sep_token_id, decoder_start_token_id=tokenizer.pad_token_id,
+                          dropout_rate=0.0)
+    model = LocostForConditionalGeneration(config)
+    model.save_pretrained(folder)
+    tokenizer.save_pretrained(folder)
+    return sum(p.numel() for p in model.parameters())

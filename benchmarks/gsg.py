@@ -24,6 +24,9 @@ import tempfile
 import time
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).parent))
+from _harness import small_locost  # noqa: E402
+
 SENTENCES_PER_DOCUMENT = 40
 HELD_OUT = 64
 
@@ -86,10 +89,8 @@ def main() -> None:
     parser.add_argument("--json", default=None)
     args = parser.parse_args()
     import datasets
-    import torch
 
     from lsgtool.core.load import load_tokenizer
-    from lsgtool.core.ssm.locost import LocostConfig, LocostForConditionalGeneration
 
     work = Path(args.work or tempfile.mkdtemp(prefix="gsg-bench-"))
     start = time.time()
@@ -101,14 +102,7 @@ def main() -> None:
     print(f"corpus: {len(documents)} documents of up to {SENTENCES_PER_DOCUMENT} sentences "
           f"({time.time() - start:.0f} s to build)", flush=True)
     tokenizer = load_tokenizer("minilm")
-    torch.manual_seed(0)
-    config = LocostConfig(vocab_size=len(tokenizer), d_model=256, d_kv=64, d_ff=1024, num_layers=4, num_decoder_layers=4,
-                          num_heads=4, d_state=64, pad_token_id=tokenizer.pad_token_id, eos_token_id=tokenizer.sep_token_id,
-                          decoder_start_token_id=tokenizer.pad_token_id, dropout_rate=0.0)
-    model = LocostForConditionalGeneration(config)
-    model.save_pretrained(work / "locost-small")
-    tokenizer.save_pretrained(work / "locost-small")
-    params = sum(p.numel() for p in model.parameters())
+    params = small_locost(work / "locost-small")
     print(f"model: {params / 1e6:.1f} M parameters", flush=True)
     out = work / "run"
     command = [sys.executable, "-m", "lsgtool", "finetune", "--task", "gsg", "--model", str(work / "locost-small"),
