@@ -116,7 +116,7 @@ def main() -> None:
               "identical_greedy_summaries": {("cached" if c else "uncached"): round(same[c] / len(rows), 3)
                                              for c in same},
               "identical_float32_summaries_onednn_vs_mkl": round(paths_same / len(rows), 3),
-              "rouge": {f"{d} {'cached' if c else 'uncached'}": {m: mean((d, c), m) for m in ("rouge1", "rouge2", "rougeL")}
+              "rouge": {f"{d} {'cached' if c else 'uncached'}": {m: mean((d, c), m) for m in scores[(d, c)][0]}
                         for d, c in scores},
               "seconds": {f"{d} {'cached' if c else 'uncached'}": round(t, 1) for (d, c), t in seconds.items()}}
     print(json.dumps(result, indent=2))
