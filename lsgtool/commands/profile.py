@@ -13,7 +13,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from lsgtool.commands._common import DType, Device, JsonOption, emit, flag_names, positive, require_device, stderr
-from lsgtool.profiling.run import DEFAULT_VARIANTS, ProfileProgress
+from lsgtool.profiling.run import DEFAULT_VARIANTS, ProfileProgress, precision_lines
 from lsgtool.progress import Progress as BaseProgress
 
 
@@ -154,16 +154,6 @@ def _fmt(value, spec: str = ".2f") -> str:
     return "-" if value is None else format(value, spec)
 
 
-def _precisions(console: Console, meta: dict[str, Any]) -> None:
-    """Which precisions this CPU accelerates, and a warning where the profiled one is not."""
-    if "cpu_accelerates" in meta:
-        found = ", ".join(meta["cpu_accelerates"]) or "none (no AVX512-BF16, AVX512-FP16, AMX or VNNI)"
-        console.print(f"this CPU computes faster than float32 in: {found}", markup=False)
-    if meta.get("dtype_accelerated") is False:
-        console.print(f"note: {meta['device']} does not accelerate {meta['dtype']}: its timings here are slower than "
-                      "float32's, not what a CPU with the instructions gives.", markup=False)
-
-
 def _render(console: Console, data: dict[str, Any]) -> None:
     meta, summary = data["meta"], data["summary"]
     table = Table(title=f"lsgtool profile — {meta['model'] or meta['level']}, {meta['mode']}, {meta['device']} "
@@ -187,7 +177,8 @@ def _render(console: Console, data: dict[str, Any]) -> None:
     for variant, s in summary.items():
         scaling.add_row(variant, _fmt(s["time_exponent"]), _fmt(s["memory_exponent"]), str(s["crossover"] or "-"))
     console.print(scaling)
-    _precisions(console, meta)
+    for line in precision_lines(meta):
+        console.print(line, markup=False)
     console.print(f"written: {', '.join(data['files'])}", markup=False)
 
 
@@ -201,5 +192,6 @@ def _render_longest(console: Console, data: dict[str, Any]) -> None:
         table.add_row(row["variant"], _fmt(row["length"], "d"), _fmt(row["peak_mb"], ".0f"), _fmt(row["time_s"], ".3f"),
                       row["limited_by"], str(len(row["probes"])))
     console.print(table)
-    _precisions(console, meta)
+    for line in precision_lines(meta):
+        console.print(line, markup=False)
     console.print(f"written: {', '.join(data['files'])}", markup=False)

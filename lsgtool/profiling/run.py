@@ -19,7 +19,7 @@ from typing import Any, Callable
 from lsgtool.core.errors import Interrupted, UsageError
 from lsgtool.progress import Progress
 
-__all__ = ["DEFAULT_VARIANTS", "ProfileOptions", "ProfileProgress", "ProfileResult", "run"]
+__all__ = ["DEFAULT_VARIANTS", "ProfileOptions", "ProfileProgress", "ProfileResult", "precision_lines", "run"]
 
 COMMAND = "profile"
 DEFAULT_VARIANTS = "full,lsg-norm,locost,longformer,bigbird,longt5,led"
@@ -133,6 +133,18 @@ def _lengths(spec: str) -> list[int]:
         return parse_lengths(spec)
     except UsageError as exc:
         raise UsageError(f"--lengths {spec!r}: {exc.message}", exc.hint) from None
+
+
+def precision_lines(meta: dict[str, Any]) -> list[str]:
+    """Which precisions this CPU accelerates, and a note where the profiled one is not (for the rendered report)."""
+    lines = []
+    if "cpu_accelerates" in meta:
+        found = ", ".join(meta["cpu_accelerates"]) or "none (no AVX512-BF16, AVX512-FP16, AMX or VNNI)"
+        lines.append(f"this CPU computes faster than float32 in: {found}")
+    if meta.get("dtype_accelerated") is False:
+        lines.append(f"note: {meta['device']} does not accelerate {meta['dtype']}: its timings here are slower than "
+                     "float32's, not what a CPU with the instructions gives.")
+    return lines
 
 
 def _prepare(options: ProfileOptions):

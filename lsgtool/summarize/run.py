@@ -354,8 +354,8 @@ def _precision(options: SummarizeOptions) -> tuple[SummarizeOptions, list[str]]:
     every product, slower than float32): run in float32, and a note that says so."""
     from lsgtool.core.precision import INSTRUCTIONS, accelerated
 
-    if options.dtype in (None, "float32") or options.device != "cpu" or accelerated(options.dtype, "cpu"):
-        return options, []
+    if options.dtype not in INSTRUCTIONS or options.device != "cpu" or accelerated(options.dtype, "cpu"):
+        return options, []  # float32, the model's own, or a value the checks refuse later
     return dataclasses.replace(options, dtype="float32"), [
         f"--dtype {options.dtype}: this CPU has none of {', '.join(INSTRUCTIONS[options.dtype])}, without which "
         f"{options.dtype} runs slower than float32: running in float32"]
