@@ -14,7 +14,7 @@ from pathlib import Path
 
 import torch
 
-__all__ = ["INSTRUCTIONS", "accelerated", "cpu_accelerated"]
+__all__ = ["INSTRUCTIONS", "accelerated", "cpu_accelerated", "cpuinfo"]
 
 # the CPU instructions (torch.cpu.get_capabilities' names) that make each precision's products fast
 INSTRUCTIONS = {"bfloat16": ("avx512_bf16", "amx_bf16"), "float16": ("avx512_fp16", "amx_fp16"),
@@ -26,6 +26,15 @@ def is_x86() -> bool:
     return platform.machine().lower() in X86
 
 
+def cpuinfo(field: str) -> str | None:
+    """The first value of ``field`` in the kernel's /proc/cpuinfo ("model name", "flags"), None where absent."""
+    with contextlib.suppress(OSError):
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.split(":", 1)[0].strip() == field:
+                return line.split(":", 1)[1].strip()
+    return None
+
+
 def _capabilities() -> dict[str, bool]:
     """torch's own reading of the CPU (torch.cpu.get_capabilities), else the kernel's (/proc/cpuinfo's flags,
     which use the same names), else nothing."""
@@ -33,11 +42,7 @@ def _capabilities() -> dict[str, bool]:
     if get is not None:
         with contextlib.suppress(RuntimeError):
             return {k: bool(v) for k, v in get().items() if isinstance(v, bool)}
-    with contextlib.suppress(OSError):
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("flags"):
-                return dict.fromkeys(line.split(":", 1)[1].split(), True)
-    return {}
+    return dict.fromkeys((cpuinfo("flags") or "").split(), True)
 
 
 def cpu_accelerated() -> dict[str, list[str]]:

@@ -93,12 +93,9 @@ def _tunable(states: Tensor) -> bool:
 
 @functools.cache
 def _cpu() -> str:
-    name = platform.processor() or platform.machine()
-    with contextlib.suppress(OSError):
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                name = line.split(":", 1)[1].strip()
-                break
+    from lsgtool.core.precision import cpuinfo
+
+    name = cpuinfo("model name") or platform.processor() or platform.machine()
     return f"{name} ({torch.backends.cpu.get_cpu_capability()}, {os.cpu_count()} cpus)"
 
 
@@ -156,14 +153,14 @@ def _measure(product: str, states: Tensor, rows: int) -> dict[str, float]:
     S, L, E = states.shape
     operand = (torch.randn(S, rows, E, dtype=states.dtype) if product == "scores"
                else torch.rand(S, rows, L, dtype=states.dtype))
-    run = _scores if product == "scores" else _read
+    run, arguments = (_scores, (states, operand)) if product == "scores" else (_read, (operand, states))
     timings: dict[str, float] = {}
     for path in PATHS:
         seconds = []
         try:
             for _ in range(3):
                 start = time.perf_counter()
-                run(path, states, operand) if product == "scores" else run(path, operand, states)
+                run(path, *arguments)
                 seconds.append(time.perf_counter() - start)
                 if timings and 1000 * seconds[-1] > SLOWER * min(timings.values()):
                     break
