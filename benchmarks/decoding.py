@@ -11,7 +11,8 @@ CPUs and the cached read multiplies as they are, as T5's cached attention would)
     python benchmarks/decoding.py --gemm --length 262144 --threads 2   # the two products alone, by query rows
 
 ``--gemm``: the scores product X·qᵀ and the read w·X alone for 1-32 query rows (heads × beams), on each library
-path (``lsgtool.core.ssm.products``: MKL's GEMM through torch.bmm, oneDNN's linear), beside a ``sum`` of X: how
+path (``lsgtool.core.ssm.products``: MKL's GEMM through torch.bmm, oneDNN's linear on X as it is and on X packed
+once for it; the packing's own time is printed, paid once per document), beside a ``sum`` of X: how
 close each comes to streaming X at memory speed as the rows grow. The folded step is timed on each path and on the
 one lsgtool chooses (measured once per machine). ``--dtype bfloat16``: X and the rows in bfloat16 (the floor
 stays the float32 sum of X, the issue's target for a bfloat16 step).
@@ -56,6 +57,16 @@ def products(args) -> None:
                              f"({weighted / read:.2f}x)")
             print(f"  {rows:>2} rows: " + "; ".join(cells))
         X = X.float()
+
+
+def _packing(states) -> float:
+    """ms to pack X once for each product (the ``packed`` path's cost per document, not per step)."""
+    import time
+
+    start = time.perf_counter()
+    for x in (states[0], states[0].T):
+        torch.ops.mkldnn._reorder_linear_weight(x, 12)
+    return 1000 * (time.perf_counter() - start)
 
 
 @torch.no_grad()
@@ -103,10 +114,12 @@ def main() -> None:
                     folded[path or "chosen"] = _best(lambda: attention.without_cache(hidden, states, mask), args.repeats)
             cached = _best(lambda: (query @ keys.transpose(-1, -2)).softmax(-1) @ values, args.repeats)
             paths = ", ".join(f"{p} {t:,.1f} ms ({t / floor:.2f}x reading X twice)" for p, t in folded.items())
+            packing = _packing(states)
             print(f"  beams {beams}: per head {per_head:,.1f} ms; folded on {paths}; cached read {cached:,.1f} ms; "
                   f"chosen: {', '.join(v for k, v in products.chosen().items() if args.dtype in k)}; "
                   f"chosen is {per_head / folded['chosen']:.1f}x faster than per head, "
-                  f"{folded['chosen'] / cached:.2f}x a cached read")
+                  f"{folded['chosen'] / cached:.2f}x a cached read; packing X for both products, once: "
+                  f"{packing:,.1f} ms")
 
 
 if __name__ == "__main__":

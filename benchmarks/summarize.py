@@ -208,7 +208,7 @@ def main() -> None:
     parser.add_argument("--dtype", default="float32", help="comma-separated: float32, bfloat16 (one run each)")
     parser.add_argument("--words", type=int, help="only the book's first N words")
     parser.add_argument("--products", default="chosen",
-                        help="comma-separated paths of the decoding step's products: chosen, matmul, onednn")
+                        help="comma-separated paths of the decoding step's products: chosen, matmul, onednn, packed")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as folder:
         start = time.perf_counter()

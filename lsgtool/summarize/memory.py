@@ -10,7 +10,8 @@ L·E·b:
   dense attention: 12·LEb plus heads·L²·b;
 - decoding: with the cross-attention key/value cache, (2·decoder layers + 3)·B·LEb (the keys and values of
   every layer for every beam, the encoder output per beam, and one layer's copy when beams are reordered);
-  without it (LOCOST), the encoder output once (LEb), read by every beam.
+  without it (LOCOST), the encoder output once (LEb), read by every beam, plus on a CPU from 32K tokens up to two
+  packed copies of it that the decoding step's products may stream instead (``lsgtool.core.ssm.products``).
 
 Calibrated against measured peaks (``benchmarks/memory.py``: LOCOST and LSG-BART, E 256 and 768, 4K to 64K,
 cache and no cache, beams 1 and 4; table in benchmarks/RESULTS.md): within ±15% of the measured peak from 16K
@@ -95,7 +96,12 @@ def estimate(summarizer, tokens: int, cache: bool | None = None) -> Estimate:
         encoder = 12 * L * E * b + heads * L * L * b
     if cache is None:
         cache = getattr(model, "cross_attention_cached", True)
-    output = (3 * beams if cache else 1) * L * E * b  # cached: per beam, with one layer's reordered copy
+    if cache:  # per beam, with one layer's reordered copy
+        output = 3 * beams * L * E * b
+    else:
+        from lsgtool.core.ssm.products import copies
+
+        output = (1 + copies(parameter.device.type, L)) * L * E * b
     cross = layers * 2 * beams * L * E * b if cache else 0
     return Estimate(tokens, encoder / MB, output / MB, cross / MB)
 

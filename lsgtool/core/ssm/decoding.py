@@ -6,8 +6,9 @@ and values are never formed: per head h, q_h·(X W_k,h)ᵀ = (q_h W_k,h) Xᵀ an
 decoding step reads the encoder output X directly (2·H·L·E multiply-adds per layer instead of 2·L·E, no
 memory beyond the scores), with the heads and beams folded into the rows of two matmuls per layer so that X is
 read twice per layer, as a cache would be; each product runs on the library path that reads X fastest on the CPU
-at hand (``products``). ``LocostForConditionalGeneration.set_cross_attention_cache(False)`` switches to it;
-the encoder output is then shared by all beams of a single input instead of being copied per beam.
+at hand (``products``; on a CPU that may be a copy of X packed once for the library).
+``LocostForConditionalGeneration.set_cross_attention_cache(False)`` switches to it; the encoder output is then
+shared by all beams of a single input instead of being copied per beam.
 Legend: B batch (or beams), H heads, Q query positions, L encoder positions, E model width, D head width.
 """
 

@@ -15,6 +15,13 @@ Both paths compute in the tensors' own dtype: float32 stays float32 (results dif
   under autograd, for short inputs (below ``TUNE_LENGTH`` a step is cheap and a timing is mostly noise).
 - ``onednn``: oneDNN's linear, the kernel torch's compiler uses on CPUs (``torch.ops.mkldnn._linear_pointwise``);
   X is its input for the scores and its weight, read transposed in place, for the read (no copy of X).
+- ``packed``: the same linear with X as its weight, reordered once into oneDNN's blocked layout
+  (``torch.ops.mkldnn._reorder_linear_weight``, as torch's compiler prepacks a model's weights): every layer of
+  every step then streams the packed copy instead of X's plain rows (at 262K tokens on the AMD EPYC the bfloat16
+  read 49 -> 17 ms, the scores 36 -> 22 ms; the float32 read 68 -> 38 ms). A packed copy is made per product,
+  held while X lives (it goes with X) and only where ``packed`` is the path chosen: up to two copies of X
+  (``COPIES``, which the memory estimate counts); packing costs a few steps' time, once per document (the whole
+  KJV in bfloat16: a step 5.07 -> 2.04 s, the book 21.1 -> 15.0 min; RESULTS.md, issue 32).
 """
 
 from __future__ import annotations
@@ -25,26 +32,57 @@ import json
 import os
 import platform
 import time
+import weakref
 from pathlib import Path
 
 import torch
 from torch import Tensor
 
-__all__ = ["PATHS", "TUNE_LENGTH", "chosen", "forced", "read", "scores"]
+__all__ = ["COPIES", "PATHS", "TUNE_LENGTH", "chosen", "copies", "forced", "read", "scores"]
 
-PATHS = ("matmul", "onednn")
+PATHS = ("matmul", "onednn", "packed")
+COPIES = 2  # packed copies of X the products may hold (one per product), beside X
 TUNE_LENGTH = 32768
 SLOWER = 2.0  # a path whose first run takes this many times the best so far is not run again
 _chosen: dict[str, str] = {}  # this process's choices, by key (the file holds every process's)
 _forced: str | None = None
+_packs: dict[tuple[str, int], tuple[weakref.ref, int, list[Tensor]]] = {}  # (product, id of X): X, its version, packed
 
 
 def _onednn_linear(x: Tensor, weight: Tensor) -> Tensor:
     return torch.ops.mkldnn._linear_pointwise(x, weight, None, "none", [None], "")
 
 
+def _packed(product: str, states: Tensor, rows: int) -> list[Tensor]:
+    """X packed as the weight of ``product``'s linear, one per encoder output: made on first use, then reused while
+    this X lives unchanged (a step's layers and the following steps all read the same X); freed with X."""
+    key = (product, id(states))
+    found = _packs.get(key)
+    if found is not None and found[0]() is states and found[1] == states._version:
+        return found[2]
+    packed = [torch.ops.mkldnn._reorder_linear_weight(x if product == "scores" else x.T, rows) for x in states]
+    _packs[key] = (weakref.ref(states, lambda _, key=key: _packs.pop(key, None)), states._version, packed)
+    return packed
+
+
+def _unpack(product: str, states: Tensor) -> None:
+    """Free ``product``'s packed copy of X (its path was not chosen)."""
+    _packs.pop((product, id(states)), None)
+
+
+def copies(states_device: str, length: int) -> int:
+    """How many packed copies of an encoder output of ``length`` tokens the products may hold beside it."""
+    return COPIES if states_device == "cpu" and length >= TUNE_LENGTH and _onednn() else 0
+
+
+def _onednn() -> bool:
+    return torch.backends.mkldnn.is_available() and torch.backends.mkldnn.enabled
+
+
 def _scores(path: str, states: Tensor, rows: Tensor) -> Tensor:
     """(S L E), (S R E) -> (S R L)."""
+    if path == "packed":
+        return torch.stack([_onednn_linear(q, x) for x, q in zip(_packed("scores", states, rows.shape[1]), rows)])
     if path == "onednn":
         return torch.stack([_onednn_linear(x, q).T for x, q in zip(states, rows)])
     # X (L E) times the few rows, then turned: X is read row by row, twice as fast on the Intel CPU as q Xᵀ
@@ -53,6 +91,8 @@ def _scores(path: str, states: Tensor, rows: Tensor) -> Tensor:
 
 def _read(path: str, weights: Tensor, states: Tensor) -> Tensor:
     """(S R L), (S L E) -> (S R E)."""
+    if path == "packed":
+        return torch.stack([_onednn_linear(w, x) for w, x in zip(weights, _packed("read", states, weights.shape[1]))])
     if path == "onednn":
         return torch.stack([_onednn_linear(w, x.T) for w, x in zip(weights, states)])
     return torch.bmm(weights, states)
@@ -88,7 +128,7 @@ def chosen() -> dict[str, str]:
 
 def _tunable(states: Tensor) -> bool:
     return (states.device.type == "cpu" and states.shape[1] >= TUNE_LENGTH and not torch.is_grad_enabled()
-            and torch.backends.mkldnn.is_available() and torch.backends.mkldnn.enabled)
+            and _onednn())
 
 
 @functools.cache
@@ -137,19 +177,23 @@ def _path(product: str, states: Tensor, rows: int) -> str:
     key = _key(product, states, rows)
     if key not in _chosen:
         found = _kept().get(key)
-        if isinstance(found, dict) and found.get("path") in PATHS:
+        # an entry kept by a version with other paths is measured again (a new path may be faster)
+        if isinstance(found, dict) and found.get("path") in PATHS and set(found.get("ms") or ()) == set(PATHS):
             _chosen[key] = found["path"]
         else:
             timings = _measure(product, states, rows)
             _chosen[key] = min(timings, key=timings.get) if timings else "matmul"
             if len(timings) == len(PATHS):  # a path that failed once (memory, say) is not ruled out for good
                 _keep(key, _chosen[key], timings)
+    if _chosen[key] != "packed":
+        _unpack(product, states)  # made while measuring, not used
     return _chosen[key]
 
 
 def _measure(product: str, states: Tensor, rows: int) -> dict[str, float]:
     """Each path's best of up to three runs on this X, in ms (one run where it is already ``SLOWER`` than the
-    best so far: at 1M tokens a slow path's run costs seconds); a path that fails is left out."""
+    best so far: at 1M tokens a slow path's run costs seconds); a path that fails is left out. The packed path's
+    copy is made before its runs (once per document, not per step: not in its time) and kept for the steps."""
     S, L, E = states.shape
     operand = (torch.randn(S, rows, E, dtype=states.dtype) if product == "scores"
                else torch.rand(S, rows, L, dtype=states.dtype))
@@ -158,6 +202,8 @@ def _measure(product: str, states: Tensor, rows: int) -> dict[str, float]:
     for path in PATHS:
         seconds = []
         try:
+            if path == "packed":
+                _packed(product, states, rows)
             for _ in range(3):
                 start = time.perf_counter()
                 run(path, *arguments)

@@ -100,7 +100,7 @@ onednn = pytest.mark.skipif(not torch.backends.mkldnn.is_available(), reason="th
 
 
 @onednn
-@pytest.mark.parametrize("path", ["matmul", "onednn"])
+@pytest.mark.parametrize("path", ["matmul", "onednn", "packed"])
 @pytest.mark.parametrize("shared", [True, False])
 @torch.no_grad()
 def test_every_product_path_gives_the_folded_read(path, shared):
@@ -114,8 +114,9 @@ def test_every_product_path_gives_the_folded_read(path, shared):
 
 
 @onednn
+@pytest.mark.parametrize("path", ["onednn", "packed"])
 @torch.no_grad()
-def test_generation_on_the_onednn_path_is_the_cached_generation():
+def test_generation_on_the_onednn_paths_is_the_cached_generation(path):
     from lsgtool.core.ssm import products
 
     model = _model()
@@ -123,8 +124,52 @@ def test_generation_on_the_onednn_path_is_the_cached_generation():
     kwargs = dict(num_beams=2, max_new_tokens=10, min_new_tokens=10, do_sample=False)
     expected = model.generate(input_ids=ids, **kwargs)
     model.set_cross_attention_cache(False)
-    with products.forced("onednn"):
+    with products.forced(path):
         assert torch.equal(model.generate(input_ids=ids, **kwargs), expected)
+
+
+@onednn
+@torch.no_grad()
+def test_x_is_packed_once_per_generation_and_the_copies_go_with_it(monkeypatch):
+    """Every layer and step of a generation reads the one encoder output: each product packs it once (not per
+    layer or step), and the packed copies are freed with it; X changed in place is packed again."""
+    import gc
+
+    from lsgtool.core.ssm import products
+
+    packed = []
+    reorder = torch.ops.mkldnn._reorder_linear_weight
+    monkeypatch.setattr(products.torch.ops.mkldnn, "_reorder_linear_weight",
+                        lambda x, rows: packed.append(tuple(x.shape)) or reorder(x, rows), raising=False)
+    model = _model(decoder_layers=3)
+    model.set_cross_attention_cache(False)
+    with products.forced("packed"):
+        model.generate(input_ids=torch.randint(2, 50, (1, 300)), num_beams=2, max_new_tokens=6, min_new_tokens=6,
+                       do_sample=False)
+    assert sorted(packed) == [(32, 300), (300, 32)]  # the read's Xᵀ and the scores' X, once each
+    gc.collect()
+    assert products._packs == {}
+    states, rows = torch.randn(1, 70, 32), torch.randn(1, 12, 32)
+    with products.forced("packed"):
+        first = products.scores(states, rows)
+        states.mul_(2)
+        torch.testing.assert_close(products.scores(states, rows), 2 * first)
+    assert len(packed) == 4
+
+
+@onednn
+def test_the_packed_copy_is_dropped_where_another_path_is_chosen(tmp_path, monkeypatch):
+    from lsgtool.core.ssm import products
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    monkeypatch.setattr(products, "TUNE_LENGTH", 64)
+    monkeypatch.setattr(products, "_chosen", {})
+    monkeypatch.setattr(products, "_measure", lambda product, states, rows: (
+        products._packed(product, states, rows), {"matmul": 1.0, "onednn": 2.0, "packed": 3.0})[1])
+    states, weights = torch.randn(1, 100, 32), torch.rand(1, 12, 100)
+    with torch.no_grad():
+        products.read(weights, states)
+    assert list(products.chosen().values()) == ["matmul"] and products._packs == {}
 
 
 @onednn
@@ -147,7 +192,7 @@ def test_the_faster_path_is_measured_once_per_machine_and_kept(tmp_path, monkeyp
     kept = __import__("json").loads((tmp_path / "lsgtool" / "decoding-paths.json").read_text())
     assert len(kept) == 2 and {k.split(" | ")[4] for k in kept} == {"scores", "read"}
     for entry in kept.values():
-        assert set(entry["ms"]) == {"matmul", "onednn"}
+        assert set(entry["ms"]) == set(products.PATHS)
         assert entry["path"] == min(entry["ms"], key=entry["ms"].get)
     monkeypatch.setattr(products, "_chosen", {})
     monkeypatch.setattr(products, "_measure", lambda *a: pytest.fail("measured again"))
@@ -172,3 +217,23 @@ def test_a_path_that_fails_leaves_the_other_and_is_not_ruled_out_for_good(tmp_pa
         torch.testing.assert_close(products.read(weights, states), weights @ states)
     assert list(products.chosen().values()) == ["matmul"]
     assert not (tmp_path / "lsgtool" / "decoding-paths.json").exists()  # measured again next run
+
+
+@onednn
+def test_a_choice_kept_before_a_path_was_added_is_measured_again(tmp_path, monkeypatch):
+    from lsgtool.core.ssm import products
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    monkeypatch.setattr(products, "TUNE_LENGTH", 64)
+    monkeypatch.setattr(products, "_chosen", {})
+    states, weights = torch.randn(1, 100, 32), torch.rand(1, 12, 100)
+    key = products._key("read", states, 12)
+    (tmp_path / "lsgtool").mkdir()
+    (tmp_path / "lsgtool" / "decoding-paths.json").write_text(
+        __import__("json").dumps({key: {"path": "matmul", "ms": {"matmul": 1.0}}}))
+    measured = []
+    monkeypatch.setattr(products, "_measure", lambda *a: measured.append(a[0]) or {p: 1.0 + (p != "onednn")
+                                                                                    for p in products.PATHS})
+    with torch.no_grad():
+        products.read(weights, states)
+    assert measured == ["read"] and products.chosen() == {key: "onednn"}
