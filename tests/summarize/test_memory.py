@@ -3,7 +3,6 @@ CPU from the products' tuning length, the packed copies of it the decoding step 
 
 from types import SimpleNamespace
 
-import torch
 
 from lsgtool import LocostConfig, LocostForConditionalGeneration
 from lsgtool.core.ssm import products
@@ -21,6 +20,6 @@ def test_the_packed_copies_of_the_encoder_output_are_counted_from_the_tuning_len
     summarizer, bytes_per_token = _summarizer(), 32 * 4
     short, long = products.TUNE_LENGTH - 1, products.TUNE_LENGTH
     assert estimate(summarizer, short, cache=False).encoder_output_mb == short * bytes_per_token / MB
-    copies = products.COPIES if torch.backends.mkldnn.is_available() else 0
+    copies = products.COPIES if products._onednn() else 0
     assert estimate(summarizer, long, cache=False).encoder_output_mb == (1 + copies) * long * bytes_per_token / MB
     assert estimate(summarizer, long, cache=True).encoder_output_mb == 3 * 2 * long * bytes_per_token / MB

@@ -28,6 +28,7 @@ from transformers.models.t5.modeling_t5 import (
 )
 
 from lsgtool.core import compat
+from lsgtool.core.ssm import products
 from lsgtool.core.ssm.decoding import install as install_cross_attention
 from lsgtool.core.ssm.mixer import S4D
 
@@ -238,6 +239,14 @@ class LocostForConditionalGeneration(T5ForConditionalGeneration):
         at each step: no cache (2·layers·L·E values) and one encoder output for all beams (``decoding``)."""
         for module in self.cross_attention:
             module.cache_keys_values = enabled
+
+    def generate(self, *args, **kwargs):
+        """transformers' ``generate``; the packed copies of the encoder output its steps may have made
+        (``products``) are freed when it returns, not kept for as long as a caller keeps the encoder output."""
+        try:
+            return super().generate(*args, **kwargs)
+        finally:
+            products.release()
 
     def _expand_inputs_for_generation(self, expand_size=1, is_encoder_decoder=False, input_ids=None, **model_kwargs):
         encoder_outputs = model_kwargs.get("encoder_outputs")

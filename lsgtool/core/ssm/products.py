@@ -17,11 +17,15 @@ Both paths compute in the tensors' own dtype: float32 stays float32 (results dif
   X is its input for the scores and its weight, read transposed in place, for the read (no copy of X).
 - ``packed``: the same linear with X as its weight, reordered once into oneDNN's blocked layout
   (``torch.ops.mkldnn._reorder_linear_weight``, as torch's compiler prepacks a model's weights): every layer of
-  every step then streams the packed copy instead of X's plain rows (at 262K tokens on the AMD EPYC the bfloat16
-  read 49 -> 17 ms, the scores 36 -> 22 ms; the float32 read 68 -> 38 ms). A packed copy is made per product,
-  held while X lives (it goes with X) and only where ``packed`` is the path chosen: up to two copies of X
-  (``COPIES``, which the memory estimate counts); packing costs a few steps' time, once per document (the whole
-  KJV in bfloat16: a step 5.07 -> 2.04 s, the book 21.1 -> 15.0 min; RESULTS.md, issue 32).
+  every step then streams the packed copy instead of X's plain rows, which oneDNN would otherwise reorder on every
+  call (at 262K tokens on the AMD EPYC, MKL / oneDNN / packed: bfloat16 scores 35.9 / 36.9 / 20.9 ms, read 53.2 /
+  82.7 / 17.5 ms; float32 read 97.2 / 55.5 / 39.0 ms; RESULTS.md, issue 32). A packed copy is made per product
+  and encoder output, only where ``packed`` is the path chosen, and freed when ``generate`` returns (``release``)
+  or X is freed: up to two copies of X (``COPIES``, which the memory estimate counts; per row when a batch has
+  one encoder output per row). Packing costs a few steps' time, once per document (float32 2.4 s, bfloat16 0.8 s
+  at 262K), which the choice does not weigh: a summary of a few tokens may pay more than it saves. A packing that
+  fails (memory) falls back to ``onednn`` for that call. X changed in place is packed again (its version counter;
+  writes through ``.data`` bypass it, and an inference-mode X has none: it is taken as unchanged).
 """
 
 from __future__ import annotations
@@ -38,7 +42,7 @@ from pathlib import Path
 import torch
 from torch import Tensor
 
-__all__ = ["COPIES", "PATHS", "TUNE_LENGTH", "chosen", "copies", "forced", "read", "scores"]
+__all__ = ["COPIES", "PATHS", "TUNE_LENGTH", "chosen", "copies", "forced", "read", "release", "scores"]
 
 PATHS = ("matmul", "onednn", "packed")
 COPIES = 2  # packed copies of X the products may hold (one per product), beside X
@@ -56,18 +60,31 @@ def _onednn_linear(x: Tensor, weight: Tensor) -> Tensor:
 def _packed(product: str, states: Tensor, rows: int) -> list[Tensor]:
     """X packed as the weight of ``product``'s linear, one per encoder output: made on first use, then reused while
     this X lives unchanged (a step's layers and the following steps all read the same X); freed with X."""
-    key = (product, id(states))
+    key, version = (product, id(states)), -1 if states.is_inference() else states._version
     found = _packs.get(key)
-    if found is not None and found[0]() is states and found[1] == states._version:
+    if found is not None and found[0]() is states and found[1] == version:
         return found[2]
     packed = [torch.ops.mkldnn._reorder_linear_weight(x if product == "scores" else x.T, rows) for x in states]
-    _packs[key] = (weakref.ref(states, lambda _, key=key: _packs.pop(key, None)), states._version, packed)
+    _packs[key] = (weakref.ref(states, lambda _, key=key: _packs.pop(key, None)), version, packed)
     return packed
+
+
+def _packed_or_none(product: str, states: Tensor, rows: int) -> list[Tensor] | None:
+    """``_packed``, or None where the copy cannot be made (no memory for it): the caller reads X as it is."""
+    try:
+        return _packed(product, states, rows)
+    except RuntimeError:
+        return None
 
 
 def _unpack(product: str, states: Tensor) -> None:
     """Free ``product``'s packed copy of X (its path was not chosen)."""
     _packs.pop((product, id(states)), None)
+
+
+def release() -> None:
+    """Free every packed copy (a generation has ended; its encoder output may live on with the caller)."""
+    _packs.clear()
 
 
 def copies(states_device: str, length: int) -> int:
@@ -82,7 +99,10 @@ def _onednn() -> bool:
 def _scores(path: str, states: Tensor, rows: Tensor) -> Tensor:
     """(S L E), (S R E) -> (S R L)."""
     if path == "packed":
-        return torch.stack([_onednn_linear(q, x) for x, q in zip(_packed("scores", states, rows.shape[1]), rows)])
+        packed = _packed_or_none("scores", states, rows.shape[1])
+        if packed is not None:
+            return torch.stack([_onednn_linear(q, x) for x, q in zip(packed, rows)])
+        path = "onednn"
     if path == "onednn":
         return torch.stack([_onednn_linear(x, q).T for x, q in zip(states, rows)])
     # X (L E) times the few rows, then turned: X is read row by row, twice as fast on the Intel CPU as q Xᵀ
@@ -92,7 +112,10 @@ def _scores(path: str, states: Tensor, rows: Tensor) -> Tensor:
 def _read(path: str, weights: Tensor, states: Tensor) -> Tensor:
     """(S R L), (S L E) -> (S R E)."""
     if path == "packed":
-        return torch.stack([_onednn_linear(w, x) for w, x in zip(weights, _packed("read", states, weights.shape[1]))])
+        packed = _packed_or_none("read", states, weights.shape[1])
+        if packed is not None:
+            return torch.stack([_onednn_linear(w, x) for w, x in zip(weights, packed)])
+        path = "onednn"
     if path == "onednn":
         return torch.stack([_onednn_linear(w, x.T) for w, x in zip(weights, states)])
     return torch.bmm(weights, states)
@@ -178,7 +201,8 @@ def _path(product: str, states: Tensor, rows: int) -> str:
     if key not in _chosen:
         found = _kept().get(key)
         # an entry kept by a version with other paths is measured again (a new path may be faster)
-        if isinstance(found, dict) and found.get("path") in PATHS and set(found.get("ms") or ()) == set(PATHS):
+        timed = found.get("ms") if isinstance(found, dict) else None
+        if isinstance(timed, dict) and set(timed) == set(PATHS) and found.get("path") in PATHS:
             _chosen[key] = found["path"]
         else:
             timings = _measure(product, states, rows)

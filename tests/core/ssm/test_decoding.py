@@ -143,18 +143,53 @@ def test_x_is_packed_once_per_generation_and_the_copies_go_with_it(monkeypatch):
                         lambda x, rows: packed.append(tuple(x.shape)) or reorder(x, rows), raising=False)
     model = _model(decoder_layers=3)
     model.set_cross_attention_cache(False)
+    ids = torch.randint(2, 50, (1, 300))
+    encoded = model.get_encoder()(input_ids=ids)  # kept by the caller, as a library user may
     with products.forced("packed"):
-        model.generate(input_ids=torch.randint(2, 50, (1, 300)), num_beams=2, max_new_tokens=6, min_new_tokens=6,
-                       do_sample=False)
+        model.generate(encoder_outputs=encoded, attention_mask=torch.ones_like(ids), num_beams=2, max_new_tokens=6,
+                       min_new_tokens=6, do_sample=False)
     assert sorted(packed) == [(32, 300), (300, 32)]  # the read's Xᵀ and the scores' X, once each
-    gc.collect()
-    assert products._packs == {}
+    assert products._packs == {}  # freed when generate returns, though X lives on
     states, rows = torch.randn(1, 70, 32), torch.randn(1, 12, 32)
     with products.forced("packed"):
         first = products.scores(states, rows)
         states.mul_(2)
         torch.testing.assert_close(products.scores(states, rows), 2 * first)
-    assert len(packed) == 4
+        assert len(packed) == 4 and len(products._packs) == 1
+        del states
+        gc.collect()
+        assert products._packs == {}  # an X used outside generate: its copy goes with it
+        with torch.inference_mode():  # an inference tensor has no version counter: packed once all the same
+            states = torch.randn(1, 70, 32)
+            torch.testing.assert_close(products.scores(states, rows), rows @ states.transpose(1, 2))
+            products.scores(states, rows)
+        assert len(packed) == 5
+
+
+@onednn
+@torch.no_grad()
+def test_the_packed_path_in_bfloat16_for_other_row_counts_and_without_memory_for_the_copy(monkeypatch):
+    """A copy packed for 12 rows serves 5 and 48 (beams); where the copy cannot be made the call reads X as it is."""
+    from lsgtool.core.ssm import products
+
+    states = torch.randn(1, 90, 32).bfloat16()
+    with products.forced("packed"):
+        for count in (12, 5, 48):
+            rows, weights = torch.randn(1, count, 32).bfloat16(), torch.rand(1, count, 90).bfloat16()
+            torch.testing.assert_close(products.scores(states, rows).float(),
+                                       (rows.float() @ states.float().transpose(1, 2)), rtol=2e-2, atol=5e-2)
+            torch.testing.assert_close(products.read(weights, states).float(), weights.float() @ states.float(),
+                                       rtol=2e-2, atol=5e-2)
+
+        def no_memory(*args):
+            raise RuntimeError("DefaultCPUAllocator: not enough memory")
+
+        products.release()
+        monkeypatch.setattr(products.torch.ops.mkldnn, "_reorder_linear_weight", no_memory, raising=False)
+        weights = torch.rand(1, 12, 90).bfloat16()
+        torch.testing.assert_close(products.read(weights, states).float(), weights.float() @ states.float(),
+                                   rtol=2e-2, atol=5e-2)
+        assert products._packs == {}
 
 
 @onednn
