@@ -18,6 +18,7 @@ one lsgtool chooses (measured once per machine). ``--dtype bfloat16``: X and the
 stays the float32 sum of X, the issue's target for a bfloat16 step).
 
     python benchmarks/decoding.py --length 262144 --beams 1 --threads 2 --dtype bfloat16
+    python benchmarks/decoding.py --length 1048576 --beams 1 --threads 2 --dtype bfloat16 --no-per-head
 """
 
 from __future__ import annotations
@@ -81,6 +82,8 @@ def main() -> None:
     parser.add_argument("--peaked", action="store_true", help="decoder states x30 (most weights subnormal)")
     parser.add_argument("--gemm", action="store_true", help="only the two products, for 1-32 query rows")
     parser.add_argument("--dtype", default="float32", choices=["float32", "bfloat16"])
+    parser.add_argument("--no-per-head", action="store_true",
+                        help="skip the per-head product (minutes at 1M tokens in bfloat16)")
     args = parser.parse_args()
     if args.gemm:
         return products(args)
@@ -107,7 +110,8 @@ def main() -> None:
             keys, values, query = (torch.randn(beams, H, L, E // H, dtype=dtype),
                                    torch.randn(beams, H, L, E // H, dtype=dtype),
                                    torch.randn(beams, H, 1, E // H, dtype=dtype) * (4 if args.peaked else 1))
-            per_head = _best(lambda: attention.without_cache_per_head(hidden, states, mask), args.repeats)
+            per_head = (float("nan") if args.no_per_head
+                        else _best(lambda: attention.without_cache_per_head(hidden, states, mask), args.repeats))
             folded = {}
             for path in (*products.PATHS, None):
                 with products.forced(path):

@@ -309,4 +309,11 @@ def main(argv: list[str] | None = None) -> None:
     except LsgtoolError as exc:
         print_error(exc)
         sys.exit(1)
-    app(args=argv, prog_name="lsgtool")
+    try:
+        app(args=argv, prog_name="lsgtool")
+    except SystemExit as done:
+        from lsgtool import distributed
+
+        if distributed.running():  # one of several processes: its exit code, not gloo's abort in the teardown
+            distributed.leave(done.code)
+        raise
