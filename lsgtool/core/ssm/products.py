@@ -209,8 +209,8 @@ def _path(product: str, states: Tensor, rows: int) -> str:
             _chosen[key] = min(timings, key=timings.get) if timings else "matmul"
             if len(timings) == len(PATHS):  # a path that failed once (memory, say) is not ruled out for good
                 _keep(key, _chosen[key], timings)
-    if _chosen[key] != "packed":
-        _unpack(product, states)  # made while measuring, not used
+            if _chosen[key] != "packed":
+                _unpack(product, states)  # made while measuring, not used
     return _chosen[key]
 
 
