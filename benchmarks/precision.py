@@ -5,9 +5,9 @@ Random weights cannot show agreement (their logits are flat and flip on noise), 
 256, 4 + 4 layers, state 64, the packaged MiniLM's WordPiece) is first trained with `lsgtool finetune --task
 seq2seq` on the tuning part of `../shared/quality/rust-rfcs` (RFC text -> its authors' summary). Then each
 held-apart RFC is summarised through `summarize`'s own loading and pipeline (`load_abstractive`, `summarize_text`)
-in float32 and in bfloat16 (weights, matmuls and the encoder output X; the FFTs run in float32 either way), with
-and without the cross-attention cache (without it, each step reads X directly: in bfloat16, X is read in
-bfloat16), and in float32 without the cache on each of the step's library paths (MKL, oneDNN: the same
+in float32 and in bfloat16 (weights, matmuls and the encoder output X; the SSM kernels' parameters and the FFTs
+stay float32), with and without the cross-attention cache (without it, each step reads X directly: in
+bfloat16, X is read in bfloat16), and in float32 without the cache on each of the step's library paths (MKL, oneDNN: the same
 summaries?). Needs the RFC pairs written by `benchmarks/quality.py --pairs`.
 
     python benchmarks/quality.py --pairs tuned.jsonl --sets rfcs --parts tuned

@@ -37,6 +37,9 @@ CHANNEL_CHUNK = 64
 # LOCOST-base at 16K tokens: 2048 -> 19-21 s / 1.2 GB, 4096 -> 25 s / 1.2 GB, unchunked -> 36 s / 1.7 GB
 # (benchmarks/RESULTS.md); on GPUs larger chunks were faster (16384 kept, as measured on an H100).
 AUTO_CHUNK = {"cpu": 2048, "cuda": 16384}
+# Loaded in bfloat16 or float16 (``from_pretrained(dtype=...)``), the SSM kernels' parameters stay float32
+# (``kernels.float32_kept`` says why; ``S4D._apply`` keeps them so through ``.to(dtype)``).
+FLOAT32_KEPT = ["ssm_layer.kernel."]
 
 
 class LocostConfig(T5Config):
@@ -164,6 +167,7 @@ class LocostEncoder(T5PreTrainedModel):
     """Stack of LOCOST layers (the authors' encoder ``LOCOSTStack``)."""
 
     config_class = LocostConfig
+    _keep_in_fp32_modules_strict = FLOAT32_KEPT
 
     def __init__(self, config: LocostConfig, embed_tokens: nn.Embedding | None = None):
         super().__init__(config)
@@ -217,6 +221,7 @@ class LocostForConditionalGeneration(T5ForConditionalGeneration):
 
     config_class = LocostConfig
     _no_split_modules = ["LocostBlock", "T5Block"]
+    _keep_in_fp32_modules_strict = FLOAT32_KEPT
 
     def __init__(self, config: LocostConfig):
         compat.require("t5_cross_attention")
@@ -263,6 +268,7 @@ class LocostModel(T5Model):
     """LOCOST encoder + T5 decoder, returning hidden states."""
 
     config_class = LocostConfig
+    _keep_in_fp32_modules_strict = FLOAT32_KEPT
 
     def __init__(self, config: LocostConfig):
         T5PreTrainedModel.__init__(self, config)
@@ -276,6 +282,7 @@ class LocostEncoderModel(T5PreTrainedModel):
     """The LOCOST encoder alone (for long-input embeddings and benchmarks)."""
 
     config_class = LocostConfig
+    _keep_in_fp32_modules_strict = FLOAT32_KEPT
 
     def __init__(self, config: LocostConfig):
         super().__init__(config)

@@ -12,7 +12,7 @@ import torch
 from torch import Tensor, nn
 
 from lsgtool.core.ssm.bissm import bissm_fft
-from lsgtool.core.ssm.kernels import zero_from
+from lsgtool.core.ssm.kernels import float32_kept, zero_from
 
 
 @dataclass(frozen=True)
@@ -47,6 +47,15 @@ class S4D(nn.Module):
                               dt_min=config.dt_min, dt_max=config.dt_max)
         self.D = nn.Parameter(torch.randn(self.H))
         self.output_linear = nn.Linear(E, E)
+
+    def _apply(self, fn, recurse=True):
+        """``.to(dtype)``, ``.half()``, ...: as for any module, except that the kernel's parameters stay float32
+        (``kernels.float32_kept``; ``from_pretrained(dtype=...)`` keeps them by the models'
+        ``_keep_in_fp32_modules_strict``)."""
+        if recurse:
+            for child in self.children():
+                child._apply(float32_kept(fn) if child is self.kernel else fn)
+        return super()._apply(fn, recurse=False)
 
     def mix(self, v: Tensor, channels: slice = slice(None)) -> Tensor:
         """BiSSM of v (B L e) over model channels ``channels`` -> (B L e)."""

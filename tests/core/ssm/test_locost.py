@@ -259,3 +259,49 @@ def test_generation_projects_the_encoder_output_once_per_layer():
         model.generate(torch.randint(2, 24, (1, 50)), max_new_tokens=6, min_new_tokens=6, do_sample=False)
     assert encoded == [1]  # the encoder runs once
     assert calls == [50] * len(model.decoder.block)  # cross-attention keys: computed once, then cached
+
+
+def _kernel_parameters(model):
+    return {n: p for n, p in model.named_parameters() if ".ssm_layer.kernel." in n}
+
+
+@pytest.mark.parametrize("how", ["to", "from_pretrained", "lsgtool.load", "half"])
+def test_a_bfloat16_or_float16_model_keeps_its_kernels_in_float32_and_float32s_encoder_output(tmp_path, how):
+    # The kernels' parameters are exponentiated over every position: rounded to bfloat16 they moved a trained
+    # model's encoder output 50% off float32's. Kept float32 whichever way the model is made half precision.
+    from lsgtool import load
+
+    torch.manual_seed(0)
+    config = _config(d_state=64)  # modes up to π·31: bfloat16 rounds their frequencies by up to 0.25
+    model = LocostForConditionalGeneration(config).eval()
+    model.save_pretrained(tmp_path)
+    dtype = torch.float16 if how == "half" else torch.bfloat16
+    half = {"to": lambda: LocostForConditionalGeneration.from_pretrained(tmp_path).to(dtype),
+            "from_pretrained": lambda: LocostForConditionalGeneration.from_pretrained(tmp_path, dtype=dtype),
+            "lsgtool.load": lambda: load(str(tmp_path), dtype="bfloat16"),
+            "half": lambda: LocostForConditionalGeneration.from_pretrained(tmp_path).half()}[how]().eval()
+    kernels = _kernel_parameters(half)
+    assert kernels and all(p.dtype == torch.float32 for p in kernels.values())
+    assert all(torch.equal(p, _kernel_parameters(model)[n]) for n, p in kernels.items())
+    assert half.shared.weight.dtype == dtype and half.encoder.block[0].layer[0].ssm_layer.D.dtype == dtype
+    ids = torch.randint(2, 24, (1, 2048))
+    if how == "half":  # float16 on the CPU: only the parameters are checked
+        return
+    with torch.no_grad():
+        expected = model.encoder(input_ids=ids).last_hidden_state
+        error = lambda m: float((m.encoder(input_ids=ids).last_hidden_state.float() - expected).norm()  # noqa: E731
+                                / expected.norm())
+        kept = error(half)
+        for p in kernels.values():  # what the model was before: its kernels rounded to bfloat16 too
+            p.data = p.data.bfloat16().float()
+        rounded = error(half)
+    assert kept < 0.05 and rounded > 0.1 and rounded > 5 * kept, (kept, rounded)
+
+
+def test_a_bfloat16_model_saved_and_loaded_again_keeps_its_kernels_exact(tmp_path):
+    torch.manual_seed(0)
+    model = LocostForConditionalGeneration(_config(d_state=64)).eval()
+    model.to(torch.bfloat16).save_pretrained(tmp_path)
+    again = LocostForConditionalGeneration.from_pretrained(tmp_path, dtype=torch.bfloat16)
+    for name, p in _kernel_parameters(again).items():
+        assert p.dtype == torch.float32 and torch.equal(p, _kernel_parameters(model)[name])
