@@ -12,6 +12,7 @@ point of its checkpoint, so that a run stopped by Ctrl-C and resumed trains as o
 
 from __future__ import annotations
 
+import copy
 import json
 import os
 from typing import Callable
@@ -88,7 +89,15 @@ def resumable(cls, seed: int, masking: Callable | None = None, sampling: str = "
         def prediction_step(self, model, inputs, *args, **kwargs):
             if masking is not None:
                 inputs = masking(inputs, self._eval_masks)
-            return super().prediction_step(model, inputs, *args, **kwargs)
+            # transformers' Seq2SeqTrainer (5.x) fills the model's own generation config with its old defaults
+            # (max_length 20, ...) after each generating evaluation step; saved with the model, they made every
+            # later summary of it 20 tokens long. Evaluation leaves the model's settings as they were.
+            kept = copy.deepcopy(getattr(self.model, "generation_config", None))
+            try:
+                return super().prediction_step(model, inputs, *args, **kwargs)
+            finally:
+                if kept is not None:
+                    self.model.generation_config = kept
 
         def _maybe_log_save_evaluate(self, tr_loss, *args, **kwargs):
             if self._carried is not None:  # the first step after a resume: tr_loss holds its loss alone

@@ -298,6 +298,7 @@ def load_abstractive(source, flags: dict[str, Any], tokenizer: str | None = None
     """Load a sequence-to-sequence model, with its tokenizer and settings. ``source``: the ``Source`` the run
     resolved (or any name ``lsgtool.load`` takes, resolved here, once)."""
     from lsgtool.core.load import Source, load, load_tokenizer, resolve
+    from lsgtool.summarize.generation import forget_evaluation_defaults
     from lsgtool.summarize.generation import resolve as resolve_generation
 
     if not isinstance(source, Source):
@@ -309,6 +310,7 @@ def load_abstractive(source, flags: dict[str, Any], tokenizer: str | None = None
                          "write abstractive summaries.", "give a summariser (BART, PEGASUS, T5, LED, LOCOST, or one of "
                                                          "them converted to LSG), or --method extractive for an encoder.")
     tok = load_tokenizer(source, tokenizer=tokenizer)
+    forget_evaluation_defaults(getattr(loaded, "generation_config", None))
     loaded = loaded.to(device)
     folder = source.folder if source.layout != "lightning" else None
     return Abstractive(loaded, tok, source.name, resolve_generation(flags, folder and Path(folder), model_kind(loaded)),

@@ -16,6 +16,7 @@ are recorded (the encoder has run before); LOCOST's cross-attention without the 
 
 from __future__ import annotations
 
+import logging
 from contextlib import contextmanager
 from typing import Iterator
 
@@ -31,6 +32,18 @@ def cross_attention_modules(model) -> list[torch.nn.Module]:
     """The decoder's cross-attention modules (empty when the architecture names them otherwise)."""
     decoder = model.get_decoder() if hasattr(model, "get_decoder") else model
     return [module for name, module in decoder.named_modules() if name.split(".")[-1] in CROSS_ATTENTION_NAMES]
+
+
+class _Unasked(logging.Filter):
+    """transformers (5.x) warns at every ``generate`` given ``output_attentions`` without returning a dict of
+    outputs that the flag "may be ignored"; the recorder passes it for the modules (``compat.RECORD_ATTENTION``),
+    which do give their weights (the contract ``cross_attention_weights``): that warning alone is not shown."""
+
+    logger = logging.getLogger("transformers.generation.configuration_utils")
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        message = record.getMessage()
+        return not ("generation flags are not valid" in message and "['output_attentions']" in message)
 
 
 class Recorder:
@@ -82,6 +95,8 @@ class Recorder:
         configs = {id(m.config): m.config for m in self.modules if getattr(m, "config", None) is not None}
         before = {key: getattr(config, "_attn_implementation", None) for key, config in configs.items()}
         hooks = [module.register_forward_hook(self._hook) for module in self.modules]
+        quiet = _Unasked()
+        quiet.logger.addFilter(quiet)
         try:
             for config in configs.values():
                 config._attn_implementation = "eager"
@@ -91,6 +106,7 @@ class Recorder:
                 hook.remove()
             for key, config in configs.items():
                 config._attn_implementation = before[key]
+            quiet.logger.removeFilter(quiet)
 
     def tokens(self, sequence: Tensor, row: int) -> Tensor:
         """(new tokens, sentences of input ``row``): the mass each sentence received as each token of the

@@ -15,6 +15,11 @@ FIELDS = ("max_new_tokens", "min_new_tokens", "num_beams", "length_penalty", "no
           "repetition_penalty")
 DEFAULTS = {"max_new_tokens": 256, "min_new_tokens": 0, "num_beams": 1, "length_penalty": 1.0,
             "no_repeat_ngram_size": 0, "repetition_penalty": 1.0}
+# transformers' old generation defaults, all of them, as Seq2SeqTrainer (5.x) writes them into the model's config
+# after a generating evaluation (lsgtool finetune before this version saved them so): a file holding every one
+# of them says nothing about how its model should summarise (else a finetuned model wrote 20 tokens, greedily).
+WRITTEN_BY_EVALUATION = {"max_length": 20, "min_length": 0, "num_beams": 1, "length_penalty": 1.0,
+                         "no_repeat_ngram_size": 0, "repetition_penalty": 1.0}
 PAPERS = {
     "locost": ({"num_beams": 1}, "LOCOST paper §5 (greedy decoding)"),
     "lsg": ({"num_beams": 5, "length_penalty": 2.0}, "LSG paper §4.2 (beam 5, length penalty 2.0)"),
@@ -43,12 +48,25 @@ def saved_settings(folder: Path | None) -> dict[str, Any]:
         return {}
     from transformers import GenerationConfig
 
-    diff = GenerationConfig.from_pretrained(folder).to_diff_dict()
+    config = GenerationConfig.from_pretrained(folder)
+    forget_evaluation_defaults(config)
+    diff = config.to_diff_dict()
     found = {k: diff[k] for k in FIELDS if diff.get(k) is not None}
     for old, new in (("max_length", "max_new_tokens"), ("min_length", "min_new_tokens")):
         if new not in found and diff.get(old) is not None:
             found[new] = diff[old]
     return found
+
+
+def forget_evaluation_defaults(config) -> bool:
+    """Unset what a ``GenerationConfig`` holds only because an evaluation wrote it (``WRITTEN_BY_EVALUATION``):
+    neither read as the model's settings nor passed on by ``generate`` (which warned that ``max_length`` 20 and
+    ``max_new_tokens`` were both set). True when there was such a thing."""
+    if config is None or not all(getattr(config, k, None) == v for k, v in WRITTEN_BY_EVALUATION.items()):
+        return False
+    for key in WRITTEN_BY_EVALUATION:
+        setattr(config, key, None)
+    return True
 
 
 def resolve(flags: dict[str, Any], folder: Path | None, kind: str) -> Generation:

@@ -130,6 +130,22 @@ def test_a_tiny_seq2seq_learns_to_copy(app, runner, work, tmp_path, model, extra
     assert summary.exit_code == 0, summary.output  # the run folder is a summariser lsgtool summarize takes
 
 
+def test_a_generating_evaluation_leaves_the_saved_model_summarising_as_before(app, runner, work, tmp_path):
+    # transformers' Seq2SeqTrainer filled the model's generation config with its old defaults (max_length 20,
+    # num_beams 1, ...) at each generating evaluation: saved, they made every summary of the model 20 tokens long
+    finetune(app, runner, "--task", "seq2seq", "--model", work / "locost", "--data", work / "copy.jsonl", "--out",
+             tmp_path / "run", "--max-steps", 4, "--batch-size", 8, "--set", "train.eval_steps=2",
+             "--set", "train.generate_length=8", "--set", "data.validation_split=0.05", *FAST)
+    saved = json.loads((tmp_path / "run" / "generation_config.json").read_text())
+    assert "max_length" not in saved and "num_beams" not in saved, saved
+    document = tmp_path / "doc.txt"
+    document.write_text("w5 w6 w7. w8 w9 w10. w11 w12 w13.")
+    result = runner.invoke(app, ["summarize", str(document), "--model", str(tmp_path / "run"), "--json"])
+    assert result.exit_code == 0, result.output
+    settings = json.loads(result.stdout)["settings"]
+    assert settings["max_new_tokens"] == 256 and settings["sources"]["max_new_tokens"] == "lsgtool default"
+
+
 def test_mlm_loss_falls(app, runner, work, tmp_path):
     data = finetune(app, runner, "--task", "mlm", "--model", work / "bert", "--data", work / "count.jsonl", "--out",
                     tmp_path / "run", "--lr", 3e-3, "--epochs", 20, "--batch-size", 16, *FAST)
