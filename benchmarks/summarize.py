@@ -205,7 +205,7 @@ def main() -> None:
     parser.add_argument("--new-tokens", type=int, default=64, help="generated tokens per pass (greedy)")
     parser.add_argument("--windows", type=int, help="peers: measure only the first N windows")
     parser.add_argument("--json", help="also write the results here")
-    parser.add_argument("--dtype", default="float32", help="comma-separated: float32, bfloat16 (one run each)")
+    parser.add_argument("--dtype", default="float32", help="comma-separated: float32, bfloat16, int8 (one run each)")
     parser.add_argument("--words", type=int, help="only the book's first N words")
     parser.add_argument("--products", default="chosen",
                         help="comma-separated paths of the decoding step's products: chosen, matmul, onednn, packed")

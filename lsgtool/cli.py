@@ -201,6 +201,18 @@ def _quiet_hf_bars() -> None:
         sys.modules["datasets.utils.logging"].disable_progress_bar()
 
 
+def _quiet_torchao() -> None:
+    """Where torchao is installed, transformers imports it to load any model, and it says which of its GPU
+    libraries did not load and torch that it registers enums as before: about neither lsgtool nor the model,
+    so not shown (``precision.TORCHAO_NOISE``)."""
+    import logging
+
+    from lsgtool.core.precision import TORCHAO_NOISE
+
+    for name in TORCHAO_NOISE:
+        logging.getLogger(name).setLevel(logging.ERROR)
+
+
 def _show_version(value: bool) -> None:
     if value:
         from lsgtool import __version__
@@ -254,6 +266,7 @@ def _root_callback(pm) -> Callable[..., None]:
         from lsgtool.settings import load_settings
 
         _debug.set(debug)
+        _quiet_torchao()
         try:
             settings = load_settings(config)
             _check_settings(ctx, settings)

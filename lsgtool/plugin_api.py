@@ -10,7 +10,8 @@ so a plugin that imports this module keeps ``lsgtool --help`` fast.
 - commands: ``state(ctx)`` (plugin manager, ``--debug``), ``JsonOption``, ``emit(data, as_json, render)``,
   ``stdout()``, ``stderr()``
 - machine facts: ``available_mb(device)``; ``compatibility_report()`` (tested versions, transformers contracts);
-  ``cpu_accelerated()`` and ``INSTRUCTIONS`` (the reduced precisions this CPU computes faster than float32)
+  ``cpu_accelerated()`` and ``INSTRUCTIONS`` (the reduced precisions this CPU computes faster than float32),
+  ``int8_missing()`` (why ``--dtype int8`` cannot run here: None where it can)
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ _LAZY = {
     "compatibility_report": "lsgtool.core.compat",
     "cpu_accelerated": "lsgtool.core.precision",
     "INSTRUCTIONS": "lsgtool.core.precision",
+    "int8_missing": "lsgtool.core.precision",
 }
 
 __all__ = ["hookimpl", *_LAZY]

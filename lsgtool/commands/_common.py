@@ -33,6 +33,15 @@ class DType(str, Enum):
     float16 = "float16"
 
 
+class SummaryDType(str, Enum):
+    """``summarize --dtype``: ``DType``'s, and int8 (the encoder's products; ``precision.quantize_int8``)."""
+
+    float32 = "float32"
+    bfloat16 = "bfloat16"
+    float16 = "float16"
+    int8 = "int8"
+
+
 def positive(value: float | None) -> float | None:
     """Option callback: a number that must be above zero when given."""
     if value is not None and value <= 0:

@@ -11,7 +11,7 @@ from typing import Annotated, Any, Optional
 import typer
 
 from lsgtool.commands._batch_report import render_batch
-from lsgtool.commands._common import DType, Device, JsonOption, emit, positive, require_device
+from lsgtool.commands._common import Device, JsonOption, SummaryDType, emit, positive, require_device
 
 class Overflow(str, Enum):
     auto = "auto"
@@ -84,8 +84,9 @@ def summarize_command(
                                                       "extractive.", show_default="the packaged learned scorer with "
                                                       "the packaged encoder, else rule")] = None,
     device: Annotated[Device, typer.Option(help="cpu or cuda.")] = Device.cpu,
-    dtype: Annotated[Optional[DType], typer.Option(help="float32, bfloat16 or float16.",
-                                                   show_default="the model's")] = None,
+    dtype: Annotated[Optional[SummaryDType], typer.Option(
+        help="float32, bfloat16, float16, or int8 (the encoder's products, on a CPU with VNNI or AMX; needs torchao).",
+        show_default="the model's")] = None,
     memory_limit: Annotated[Optional[float], typer.Option(
         help="MB one pass may use beyond the weights; longer inputs take the overflow route.", callback=positive,
         show_default="the memory available")] = None,

@@ -11,10 +11,13 @@ from __future__ import annotations
 import contextlib
 import platform
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import torch
+if TYPE_CHECKING:
+    import torch
 
-__all__ = ["INSTRUCTIONS", "accelerated", "cpu_accelerated", "cpuinfo"]
+
+__all__ = ["INSTRUCTIONS", "INT8", "accelerated", "cpu_accelerated", "cpuinfo", "int8_missing", "quantize_int8"]
 
 # the CPU instructions (torch.cpu.get_capabilities' names) that make each precision's products fast
 INSTRUCTIONS = {"bfloat16": ("avx512_bf16", "amx_bf16"), "float16": ("avx512_fp16", "amx_fp16"),
@@ -38,6 +41,8 @@ def cpuinfo(field: str) -> str | None:
 def _capabilities() -> dict[str, bool]:
     """torch's own reading of the CPU (torch.cpu.get_capabilities), else the kernel's (/proc/cpuinfo's flags,
     which use the same names), else nothing."""
+    import torch
+
     get = getattr(torch.cpu, "get_capabilities", None)
     if get is not None:
         with contextlib.suppress(RuntimeError):
@@ -55,6 +60,8 @@ def cpu_accelerated() -> dict[str, list[str]]:
 def accelerated(dtype: str | torch.dtype, device: str = "cpu") -> bool:
     """Whether ``device`` computes ``dtype`` faster than float32 (float32 itself: True). On CUDA, bfloat16 where
     the GPU supports it (Ampere on), float16 always."""
+    import torch
+
     name = str(dtype).removeprefix("torch.")
     if name == "float32":
         return True
@@ -64,3 +71,55 @@ def accelerated(dtype: str | torch.dtype, device: str = "cpu") -> bool:
     if kind == "cpu":
         return name in cpu_accelerated() or not is_x86()
     return True  # other accelerators: their own business
+
+
+INT8 = "int8"  # the dtype name that asks for int8 products (``load(..., dtype="int8")``; ``summarize --dtype int8``)
+TORCHAO_NOISE = ("torchao", "torch.utils._pytree")  # the loggers torchao's import speaks through
+
+
+@contextlib.contextmanager
+def _quiet_torchao():
+    """torchao says, as it loads, which of its GPU libraries (mxfp8, CUTLASS) did not load, and torch that it
+    registers enums as before: neither concerns its CPU products, so neither is shown."""
+    import logging
+
+    loggers = [logging.getLogger(name) for name in TORCHAO_NOISE]
+    levels = [logger.level for logger in loggers]
+    try:
+        for logger in loggers:
+            logger.setLevel(logging.ERROR)
+        yield
+    finally:
+        for logger, level in zip(loggers, levels):
+            logger.setLevel(level)
+
+
+def int8_missing() -> str | None:
+    """Why int8 products cannot be had here (None: torchao, which makes them, is installed)."""
+    try:
+        with _quiet_torchao():
+            from torchao.quantization import Int8DynamicActivationInt8WeightConfig, quantize_  # noqa: F401
+    except ImportError as exc:
+        return f"torchao is not installed ({exc})"
+    return None
+
+
+def quantize_int8(model: torch.nn.Module) -> int:
+    """The linear layers of ``model``'s encoder (the model itself where it has none) with int8 weights and
+    activations quantized to int8 at each call (torchao's ``Int8DynamicActivationInt8WeightConfig``: VNNI or AMX
+    products on an x86 CPU). The decoder stays as it is: its step reads the encoder output, not weights, and LOCOST's
+    folded cross-attention reads its projections' weights as matrices. Returns how many layers were quantized."""
+    import torch
+
+    from lsgtool.core.errors import UsageError
+
+    missing = int8_missing()
+    if missing:
+        raise UsageError(f"dtype int8: {missing}.", "pip install torchao, or load in float32 or bfloat16.")
+    from torchao.quantization import Int8DynamicActivationInt8WeightConfig, quantize_
+
+    encoder = model.get_encoder() if getattr(model.config, "is_encoder_decoder", False) else model
+    count = sum(isinstance(m, torch.nn.Linear) for m in encoder.modules())
+    with _quiet_torchao():
+        quantize_(encoder, Int8DynamicActivationInt8WeightConfig())
+    return count

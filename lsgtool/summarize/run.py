@@ -123,6 +123,15 @@ def _check(options: SummarizeOptions) -> None:
         raise UsageError("inputs and --dataset were both given.", "summarise either files or a dataset's rows.")
     if options.resume and options.overwrite:
         raise UsageError("--resume and --overwrite contradict each other.", "pass one of them.")
+    if options.dtype == "int8":
+        from lsgtool.core.precision import int8_missing
+
+        if options.device != "cpu":
+            raise UsageError(f"--dtype int8 runs on the CPU (VNNI or AMX products), and --device {options.device} was "
+                             "given.", "on a GPU pass --dtype bfloat16 or float16.")
+        if (missing := int8_missing()) is not None:
+            raise UsageError(f"--dtype int8: {missing}.",
+                             'pip install torchao (or pip install "lsgtool[int8]"), or pass --dtype bfloat16 or float32.')
     given = {k: v for k, v in options.generation.items() if v is not None}
     if given.get("min_new_tokens", 0) > given.get("max_new_tokens", float("inf")):
         raise UsageError(f"--min-new-tokens {given['min_new_tokens']} is more than --max-new-tokens "
@@ -350,7 +359,7 @@ def run(options: SummarizeOptions, progress: Progress | None = None) -> Summariz
 
 
 def _precision(options: SummarizeOptions) -> tuple[SummarizeOptions, list[str]]:
-    """``--dtype`` bfloat16 or float16 on a CPU without the instructions for it (where torch converts around
+    """``--dtype`` bfloat16, float16 or int8 on a CPU without the instructions for it (where torch converts around
     every product, slower than float32): run in float32, and a note that says so."""
     from lsgtool.core.precision import INSTRUCTIONS, accelerated
 
@@ -414,6 +423,8 @@ def _loaded(model: Model, options: SummarizeOptions, outputs, progress: Progress
     summarizer.notes = [*notes, *summarizer.notes]
     for note in summarizer.notes:
         progress.note(note)
+    if options.dtype == "int8":
+        progress.note("--dtype int8: the encoder's linear layers multiply in int8 (torchao), the rest in float32")
     return summarizer, _ask(options, outputs, summarizer)
 
 

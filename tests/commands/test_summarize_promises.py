@@ -325,3 +325,49 @@ def test_bfloat16_on_a_cpu_without_its_instructions_is_said_and_runs_in_float32(
     assert result.exit_code == 0, result.output
     said = any("none of avx512_bf16, amx_bf16" in n for n in json.loads(result.stdout)["notes"])  # in the record
     assert said is not bool(instructions) and asked == ["bfloat16" if instructions else "float32"]
+
+
+@pytest.mark.parametrize("instructions", [{}, {"avx512_vnni": True}], ids=["none", "avx512-vnni"])
+def test_int8_runs_where_the_cpu_multiplies_int8_and_is_said_and_float32_where_not(runner, app, models, docs,
+                                                                                   monkeypatch, instructions):
+    from lsgtool.core import load, precision
+
+    monkeypatch.setattr(precision, "_capabilities", lambda: instructions)
+    monkeypatch.setattr(precision, "is_x86", lambda: True)
+    quantized, real = [], precision.quantize_int8
+    monkeypatch.setattr(precision, "quantize_int8", lambda model: quantized.append(model) or real(model))
+    result = runner.invoke(app, ["summarize", str(docs(n=1) / "doc0.txt"), "--model", str(models / "locost"), *GEN,
+                                 "--dtype", "int8", "--json"])
+    assert result.exit_code == 0, result.output
+    said = any("none of avx512_vnni, avx_vnni, amx_int8" in n for n in json.loads(result.stdout)["notes"])
+    assert said is not bool(instructions) and len(quantized) == bool(instructions)
+    assert load.precision is precision  # the loader quantizes through the module patched here
+
+
+def test_int8_without_torchao_is_refused_before_anything_loads(runner, app, models, docs, monkeypatch):
+    from lsgtool.core import precision
+    from lsgtool.summarize import abstractive
+
+    monkeypatch.setattr(precision, "_capabilities", lambda: {"avx512_vnni": True})
+    monkeypatch.setattr(precision, "int8_missing", lambda: "torchao is not installed (No module named 'torchao')")
+    loads = []
+    monkeypatch.setattr(abstractive, "load_abstractive", lambda *a, **k: loads.append(a))
+    result = runner.invoke(app, ["summarize", str(docs(n=1) / "doc0.txt"), "--model", str(models / "locost"), *GEN,
+                                 "--dtype", "int8"])
+    assert result.exit_code == 2 and not loads
+    assert "Error: --dtype int8: torchao is not installed" in result.output
+    assert "Hint: pip install torchao" in result.output
+
+
+def test_int8_extractive_picks_whole_sentences_of_the_document(runner, app, docs, monkeypatch):
+    from lsgtool.core import precision
+
+    monkeypatch.setattr(precision, "_capabilities", lambda: {"avx512_vnni": True})
+    doc = docs(n=1) / "doc0.txt"
+    result = runner.invoke(app, ["summarize", str(doc), "--method", "extractive", "--dtype", "int8", "--json"])
+    assert result.exit_code == 0, result.output
+    record = json.loads(result.stdout)
+    assert record["method"] == "extractive" and record["sentences"]
+    text = doc.read_text()
+    assert all(" ".join(text[src["start"]:src["end"]].split()) == " ".join(s["text"].split())
+               for s in record["sentences"] for src in s["sources"][:1])

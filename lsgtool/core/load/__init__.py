@@ -3,7 +3,8 @@ folders (the authors' included) and the LOCOST authors' Lightning checkpoints; `
 
 Options transformers users pass (``dtype``/``torch_dtype``, ``device_map``, ``revision``, ``token``,
 ``cache_dir``, ``local_files_only``, ``trust_remote_code``, ``ignore_mismatched_sizes``,
-``attn_implementation``) reach transformers or are refused by name; none is dropped. Weights that do not fit
+``attn_implementation``) reach transformers or are refused by name; none is dropped. ``dtype="int8"``: loaded
+in float32, then the encoder's linear layers quantized to int8 (``precision.quantize_int8``; needs torchao). Weights that do not fit
 are reported (``lsgtool.load`` logger, and ``LoadInfo`` with ``output_loading_info=True``).
 """
 
@@ -12,6 +13,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
+from lsgtool.core import precision
 from lsgtool.core.errors import LsgtoolError, UsageError
 from lsgtool.core.load.source import TOKENIZER_FILES, Source, resolve, snapshot
 from lsgtool.core.load.weights import LoadInfo, from_pretrained, load_state, report
@@ -90,6 +92,11 @@ def load(name_or_path, task: str | None = None, *, architecture: str | None = No
     from dataclasses import replace
 
     options = _options(kwargs)
+    int8 = options.get("dtype") == precision.INT8  # loaded in float32, then the encoder's linear layers quantized
+    if int8:
+        options = {**options, "dtype": None}
+        if (missing := precision.int8_missing()) is not None:  # said before anything is read
+            raise UsageError(f"dtype int8: {missing}.", "pip install torchao, or load in float32 or bfloat16.")
     source = name_or_path if isinstance(name_or_path, Source) else \
         resolve(name_or_path, config=config, weights_needed=not random_init, **_hub(options))
     if config_overrides:
@@ -100,6 +107,8 @@ def load(name_or_path, task: str | None = None, *, architecture: str | None = No
         model, info = _load_locost(source, task, options, trust_checkpoint, random_init)
     else:
         model, info = _load_transformers(source, task, architecture, options, random_init)
+    if int8:
+        info.notes.append(f"int8: {precision.quantize_int8(model)} linear layers of the encoder quantized (torchao)")
     report(info)
     model.eval()
     return (model, info) if output_loading_info else model

@@ -42,8 +42,12 @@ def _accelerated() -> dict[str, str]:
         found, instructions = plugin_api.cpu_accelerated(), plugin_api.INSTRUCTIONS
     except AttributeError:  # an lsgtool older than the report
         return {"all": "unknown (this lsgtool does not say)"}
-    return {p: f"yes ({', '.join(found[p])})" if p in found else f"no (none of {', '.join(names)})"
+    said = {p: f"yes ({', '.join(found[p])})" if p in found else f"no (none of {', '.join(names)})"
             for p, names in instructions.items()}
+    missing = getattr(plugin_api, "int8_missing", lambda: None)()
+    if "int8" in found and missing:
+        said["int8"] += f"; --dtype int8 needs torchao: {missing}"
+    return said
 
 
 def collect(pm) -> dict[str, Any]:

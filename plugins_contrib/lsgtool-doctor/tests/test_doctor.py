@@ -101,3 +101,16 @@ def test_doctor_names_a_plugin_whose_hook_raised():  # issue 29, item 14
     assert problem.startswith("plugin 'lsgtool-raiser' (registered in code) failed in its hook register_sparse_selectors: "
                               "RuntimeError: plugin bug at registration.")
     assert "lsgtool-raiser" in json.loads(result.stdout)["plugins"]
+
+
+@pytest.mark.parametrize("missing", [None, "torchao is not installed (No module named 'torchao')"])
+def test_doctor_says_when_int8_is_accelerated_but_torchao_is_missing(monkeypatch, missing):
+    from lsgtool import plugin_api
+    from lsgtool.core import precision
+
+    monkeypatch.setattr(precision, "_capabilities", lambda: {"avx512_vnni": True})
+    monkeypatch.setattr(plugin_api, "int8_missing", lambda: missing, raising=False)  # what the plugin reads
+    result = CliRunner().invoke(_app(monkeypatch, through_entry_point=False), ["doctor", "--json"])
+    assert result.exit_code == 0, result.output
+    said = json.loads(result.stdout)["cpu_accelerates"]["int8"]
+    assert said.startswith("yes (avx512_vnni)") and (f"--dtype int8 needs torchao: {missing}" in said) is bool(missing)

@@ -1,0 +1,43 @@
+"""``load(..., dtype="int8")``: loaded in float32, then the encoder's linear layers take int8 weights and int8
+products (torchao, a test dependency); the decoder, the embeddings and LOCOST's kernels stay float32."""
+
+import pytest
+import torch
+
+import lsgtool
+from lsgtool.core import precision
+from lsgtool.core.errors import UsageError
+
+
+def _linears(module):
+    return {n: m for n, m in module.named_modules() if isinstance(m, torch.nn.Linear)}
+
+
+def _quantized(linear) -> bool:
+    return type(linear.weight) is not torch.nn.Parameter  # torchao's Int8Tensor in its place
+
+
+@pytest.mark.parametrize("name", ["locost", "bart-lsg"])
+def test_int8_quantizes_the_encoder_only_and_stays_close_to_float32(models, name):
+    full = lsgtool.load(str(models / name))
+    int8, info = lsgtool.load(str(models / name), dtype="int8", output_loading_info=True)
+    encoder, decoder = _linears(int8.get_encoder()), _linears(int8.get_decoder())
+    assert encoder and all(_quantized(m) for m in encoder.values())
+    assert decoder and not any(_quantized(m) for m in decoder.values())
+    assert f"int8: {len(encoder)} linear layers of the encoder quantized (torchao)" in info.notes
+    assert int8.get_input_embeddings().weight.dtype == torch.float32
+    torch.manual_seed(0)
+    ids = torch.randint(3, full.config.vocab_size, (1, 200))
+    with torch.no_grad():
+        expected = full.get_encoder()(input_ids=ids).last_hidden_state
+        got = int8.get_encoder()(input_ids=ids).last_hidden_state
+        error = float((got - expected).norm() / expected.norm())
+        assert 0 < error < 0.1, error  # int8 arithmetic: near float32's, not equal to it
+        assert int8.generate(ids, max_new_tokens=4, num_beams=1, do_sample=False).shape[1] >= 2
+
+
+def test_int8_without_torchao_is_a_clear_error_before_loading(models, monkeypatch):
+    monkeypatch.setattr(precision, "int8_missing", lambda: "torchao is not installed (no module named 'torchao')")
+    with pytest.raises(UsageError, match="dtype int8: torchao is not installed") as raised:
+        lsgtool.load(str(models / "locost"), dtype="int8")
+    assert "pip install torchao" in raised.value.hint
