@@ -8,7 +8,8 @@ held-apart RFC is summarised through `summarize`'s own loading and pipeline (`lo
 in float32 and in each of ``--dtypes``: bfloat16 (weights, matmuls and the encoder output X; the SSM kernels'
 parameters and the FFTs stay float32), int8 (the encoder's linear layers, torchao), with and without the
 cross-attention cache (without it, each step reads X directly: in bfloat16, X is read in bfloat16), and in
-float32 without the cache on each of the step's library paths (MKL, oneDNN: the same summaries?). Needs the RFC pairs written by `benchmarks/quality.py --pairs`.
+float32 without the cache on each of the step's library paths (MKL, oneDNN: the same summaries?). Needs the RFC
+pairs written by `benchmarks/quality.py --pairs`.
 
     python benchmarks/quality.py --pairs tuned.jsonl --sets rfcs --parts tuned
     python benchmarks/quality.py --pairs held.jsonl --sets rfcs --parts held-apart

@@ -201,16 +201,13 @@ def _quiet_hf_bars() -> None:
         sys.modules["datasets.utils.logging"].disable_progress_bar()
 
 
-def _quiet_torchao() -> None:
+def _hide_torchao_notes() -> None:
     """Where torchao is installed, transformers imports it to load any model, and it says which of its GPU
     libraries did not load and torch that it registers enums as before: about neither lsgtool nor the model,
-    so not shown (``precision.TORCHAO_NOISE``)."""
-    import logging
+    so not shown (``precision.TorchaoImportNotes``)."""
+    from lsgtool.core.precision import hide_torchao_notes
 
-    from lsgtool.core.precision import TORCHAO_NOISE
-
-    for name in TORCHAO_NOISE:
-        logging.getLogger(name).setLevel(logging.ERROR)
+    hide_torchao_notes()
 
 
 def _show_version(value: bool) -> None:
@@ -266,7 +263,7 @@ def _root_callback(pm) -> Callable[..., None]:
         from lsgtool.settings import load_settings
 
         _debug.set(debug)
-        _quiet_torchao()
+        _hide_torchao_notes()
         try:
             settings = load_settings(config)
             _check_settings(ctx, settings)

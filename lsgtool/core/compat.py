@@ -28,6 +28,7 @@ TESTED = {
     "safetensors": ("0.4.3", "0.8.0"),
     "datasets": ("4.2.0", "5.2.0"),
     "accelerate": ("1.3.0", "1.15.0"),
+    "torchao": ("0.18.0", "0.18.0"),  # summarize --dtype int8 only (the int8 extra)
 }
 
 

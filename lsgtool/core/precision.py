@@ -9,15 +9,17 @@ VNNI or AMX-INT8. So a reduced precision is worth asking for on an x86 CPU only 
 from __future__ import annotations
 
 import contextlib
+import logging
 import platform
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Iterator
 
 if TYPE_CHECKING:
     import torch
 
 
-__all__ = ["INSTRUCTIONS", "INT8", "accelerated", "cpu_accelerated", "cpuinfo", "int8_missing", "quantize_int8"]
+__all__ = ["INSTRUCTIONS", "INT8", "accelerated", "cpu_accelerated", "cpuinfo", "hide_torchao_notes", "int8_missing",
+           "quantize_int8", "require_int8"]
 
 # the CPU instructions (torch.cpu.get_capabilities' names) that make each precision's products fast
 INSTRUCTIONS = {"bfloat16": ("avx512_bf16", "amx_bf16"), "float16": ("avx512_fp16", "amx_fp16"),
@@ -74,38 +76,64 @@ def accelerated(dtype: str | torch.dtype, device: str = "cpu") -> bool:
 
 
 INT8 = "int8"  # the dtype name that asks for int8 products (``load(..., dtype="int8")``; ``summarize --dtype int8``)
+INT8_HINT = 'pip install torchao (or pip install "lsgtool[int8]"), or use float32 or bfloat16.'
 TORCHAO_NOISE = ("torchao", "torch.utils._pytree")  # the loggers torchao's import speaks through
 
 
-@contextlib.contextmanager
-def _quiet_torchao():
+class TorchaoImportNotes(logging.Filter):
     """torchao says, as it loads, which of its GPU libraries (mxfp8, CUTLASS) did not load, and torch that it
-    registers enums as before: neither concerns its CPU products, so neither is shown."""
-    import logging
+    registers enums as before: neither concerns its CPU products; below ERROR they are not shown. One instance
+    (``HIDE_TORCHAO_NOTES``), added to ``TORCHAO_NOISE``'s loggers for a block (``hidden_torchao_notes``) or for
+    the whole process (the CLI, where transformers imports torchao to load any model once it is installed)."""
 
+    def filter(self, record: logging.LogRecord) -> bool:
+        return record.levelno >= logging.ERROR
+
+
+HIDE_TORCHAO_NOTES = TorchaoImportNotes()
+
+
+def hide_torchao_notes() -> None:
+    for name in TORCHAO_NOISE:
+        logging.getLogger(name).addFilter(HIDE_TORCHAO_NOTES)  # added once however often it is called
+
+
+@contextlib.contextmanager
+def hidden_torchao_notes() -> Iterator[None]:
+    """``hide_torchao_notes`` for a block; a filter the process had before is left in place."""
     loggers = [logging.getLogger(name) for name in TORCHAO_NOISE]
-    levels = [logger.level for logger in loggers]
+    added = [logger for logger in loggers if HIDE_TORCHAO_NOTES not in logger.filters]
+    for logger in added:
+        logger.addFilter(HIDE_TORCHAO_NOTES)
     try:
-        for logger in loggers:
-            logger.setLevel(logging.ERROR)
         yield
     finally:
-        for logger, level in zip(loggers, levels):
-            logger.setLevel(level)
+        for logger in added:
+            logger.removeFilter(HIDE_TORCHAO_NOTES)
 
 
 def int8_missing() -> str | None:
-    """Why int8 products cannot be had here (None: torchao, which makes them, is installed)."""
+    """Why int8 products cannot be had here (None: torchao, which makes them, imports)."""
     try:
-        with _quiet_torchao():
+        with hidden_torchao_notes():
             from torchao.quantization import Int8DynamicActivationInt8WeightConfig, quantize_  # noqa: F401
     except ImportError as exc:
         return f"torchao is not installed ({exc})"
+    except Exception as exc:  # a torchao built for another torch can fail to import in other ways
+        return f"torchao does not import here ({type(exc).__name__}: {exc})".splitlines()[0]
     return None
 
 
+def require_int8(asked: str = "dtype int8") -> None:
+    """A ``UsageError`` naming ``asked`` (the option as the caller's user typed it) where int8 cannot run here."""
+    from lsgtool.core.errors import UsageError
+
+    if (missing := int8_missing()) is not None:
+        raise UsageError(f"{asked}: {missing}.", INT8_HINT)
+
+
 def quantize_int8(model: torch.nn.Module) -> int:
-    """The linear layers of ``model``'s encoder (the model itself where it has none) with int8 weights and
+    """The linear layers of ``model``'s encoder (of the model itself for an encoder alone) with int8 weights and
     activations quantized to int8 at each call (torchao's ``Int8DynamicActivationInt8WeightConfig``: VNNI or AMX
     products on an x86 CPU). The decoder stays as it is: its step reads the encoder output, not weights, and LOCOST's
     folded cross-attention reads its projections' weights as matrices. Returns how many layers were quantized."""
@@ -113,13 +141,16 @@ def quantize_int8(model: torch.nn.Module) -> int:
 
     from lsgtool.core.errors import UsageError
 
-    missing = int8_missing()
-    if missing:
-        raise UsageError(f"dtype int8: {missing}.", "pip install torchao, or load in float32 or bfloat16.")
+    require_int8()
     from torchao.quantization import Int8DynamicActivationInt8WeightConfig, quantize_
 
-    encoder = model.get_encoder() if getattr(model.config, "is_encoder_decoder", False) else model
+    encoder = model
+    if getattr(model.config, "is_encoder_decoder", False):
+        encoder = model.get_encoder() if hasattr(model, "get_encoder") else model
+        if encoder is model:  # transformers' get_encoder gives the model back when it finds no encoder by name
+            raise UsageError(f"dtype int8: no encoder found in {type(model).__name__} to quantize.",
+                             "load it in float32 or bfloat16.")
     count = sum(isinstance(m, torch.nn.Linear) for m in encoder.modules())
-    with _quiet_torchao():
-        quantize_(encoder, Int8DynamicActivationInt8WeightConfig())
+    with hidden_torchao_notes():  # nothing is compiled: torch's inductor settings are left alone
+        quantize_(encoder, Int8DynamicActivationInt8WeightConfig(set_inductor_config=False))
     return count

@@ -92,12 +92,14 @@ def resumable(cls, seed: int, masking: Callable | None = None, sampling: str = "
             # transformers' Seq2SeqTrainer (5.x) fills the model's own generation config with its old defaults
             # (max_length 20, ...) after each generating evaluation step; saved with the model, they made every
             # later summary of it 20 tokens long. Evaluation leaves the model's settings as they were.
-            kept = copy.deepcopy(getattr(self.model, "generation_config", None))
+            config = getattr(self.model, "generation_config", None)
+            kept = copy.deepcopy(config)
             try:
                 return super().prediction_step(model, inputs, *args, **kwargs)
             finally:
-                if kept is not None:
-                    self.model.generation_config = kept
+                if config is not None:  # the same object put back as it was (a wrapper's attribute reads through)
+                    config.__dict__.clear()
+                    config.__dict__.update(kept.__dict__)
 
         def _maybe_log_save_evaluate(self, tr_loss, *args, **kwargs):
             if self._carried is not None:  # the first step after a resume: tr_loss holds its loss alone

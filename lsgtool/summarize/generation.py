@@ -20,6 +20,8 @@ DEFAULTS = {"max_new_tokens": 256, "min_new_tokens": 0, "num_beams": 1, "length_
 # of them says nothing about how its model should summarise (else a finetuned model wrote 20 tokens, greedily).
 WRITTEN_BY_EVALUATION = {"max_length": 20, "min_length": 0, "num_beams": 1, "length_penalty": 1.0,
                          "no_repeat_ngram_size": 0, "repetition_penalty": 1.0}
+EVALUATION_MARKS = {"num_assistant_tokens": 20, "num_assistant_tokens_schedule": "constant",
+                    "assistant_confidence_threshold": 0.4}
 PAPERS = {
     "locost": ({"num_beams": 1}, "LOCOST paper §5 (greedy decoding)"),
     "lsg": ({"num_beams": 5, "length_penalty": 2.0}, "LSG paper §4.2 (beam 5, length penalty 2.0)"),
@@ -61,10 +63,16 @@ def saved_settings(folder: Path | None) -> dict[str, Any]:
 def forget_evaluation_defaults(config) -> bool:
     """Unset what a ``GenerationConfig`` holds only because an evaluation wrote it (``WRITTEN_BY_EVALUATION``):
     neither read as the model's settings nor passed on by ``generate`` (which warned that ``max_length`` 20 and
-    ``max_new_tokens`` were both set). True when there was such a thing."""
-    if config is None or not all(getattr(config, k, None) == v for k, v in WRITTEN_BY_EVALUATION.items()):
+    ``max_new_tokens`` were both set). Recognised when it holds every one of them, or when it holds the speculative
+    decoding defaults the same evaluation writes (``EVALUATION_MARKS``, which no summariser sets): then each of
+    them still at its old default is unset, and the model's own values kept. True when there was such a thing."""
+    if config is None:
         return False
-    for key in WRITTEN_BY_EVALUATION:
+    found = {k for k, v in WRITTEN_BY_EVALUATION.items() if getattr(config, k, None) == v}
+    marked = all(getattr(config, k, None) == v for k, v in EVALUATION_MARKS.items())
+    if not found or (len(found) < len(WRITTEN_BY_EVALUATION) and not marked):
+        return False
+    for key in found:
         setattr(config, key, None)
     return True
 

@@ -124,14 +124,12 @@ def _check(options: SummarizeOptions) -> None:
     if options.resume and options.overwrite:
         raise UsageError("--resume and --overwrite contradict each other.", "pass one of them.")
     if options.dtype == "int8":
-        from lsgtool.core.precision import int8_missing
+        from lsgtool.core import precision
 
         if options.device != "cpu":
             raise UsageError(f"--dtype int8 runs on the CPU (VNNI or AMX products), and --device {options.device} was "
                              "given.", "on a GPU pass --dtype bfloat16 or float16.")
-        if (missing := int8_missing()) is not None:
-            raise UsageError(f"--dtype int8: {missing}.",
-                             'pip install torchao (or pip install "lsgtool[int8]"), or pass --dtype bfloat16 or float32.')
+        precision.require_int8("--dtype int8")
     given = {k: v for k, v in options.generation.items() if v is not None}
     if given.get("min_new_tokens", 0) > given.get("max_new_tokens", float("inf")):
         raise UsageError(f"--min-new-tokens {given['min_new_tokens']} is more than --max-new-tokens "

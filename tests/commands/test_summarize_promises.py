@@ -330,7 +330,7 @@ def test_bfloat16_on_a_cpu_without_its_instructions_is_said_and_runs_in_float32(
 @pytest.mark.parametrize("instructions", [{}, {"avx512_vnni": True}], ids=["none", "avx512-vnni"])
 def test_int8_runs_where_the_cpu_multiplies_int8_and_is_said_and_float32_where_not(runner, app, models, docs,
                                                                                    monkeypatch, instructions):
-    from lsgtool.core import load, precision
+    from lsgtool.core import precision
 
     monkeypatch.setattr(precision, "_capabilities", lambda: instructions)
     monkeypatch.setattr(precision, "is_x86", lambda: True)
@@ -341,7 +341,6 @@ def test_int8_runs_where_the_cpu_multiplies_int8_and_is_said_and_float32_where_n
     assert result.exit_code == 0, result.output
     said = any("none of avx512_vnni, avx_vnni, amx_int8" in n for n in json.loads(result.stdout)["notes"])
     assert said is not bool(instructions) and len(quantized) == bool(instructions)
-    assert load.precision is precision  # the loader quantizes through the module patched here
 
 
 def test_int8_without_torchao_is_refused_before_anything_loads(runner, app, models, docs, monkeypatch):
@@ -363,11 +362,15 @@ def test_int8_extractive_picks_whole_sentences_of_the_document(runner, app, docs
     from lsgtool.core import precision
 
     monkeypatch.setattr(precision, "_capabilities", lambda: {"avx512_vnni": True})
+    quantized, real = [], precision.quantize_int8
+    monkeypatch.setattr(precision, "quantize_int8", lambda model: quantized.append(model) or real(model))
     doc = docs(n=1) / "doc0.txt"
     result = runner.invoke(app, ["summarize", str(doc), "--method", "extractive", "--dtype", "int8", "--json"])
     assert result.exit_code == 0, result.output
     record = json.loads(result.stdout)
-    assert record["method"] == "extractive" and record["sentences"]
+    assert record["method"] == "extractive" and record["sentences"] and len(quantized) == 1
+    assert not any(type(m.weight) is torch.nn.Parameter for m in quantized[0].modules()
+                   if isinstance(m, torch.nn.Linear))  # the sentence encoder's linear layers: all int8
     text = doc.read_text()
     assert all(" ".join(text[src["start"]:src["end"]].split()) == " ".join(s["text"].split())
                for s in record["sentences"] for src in s["sources"][:1])

@@ -3,7 +3,7 @@ transformers' Seq2SeqTrainer writes into it after an evaluation (its old default
 
 import json
 
-from lsgtool.summarize.generation import WRITTEN_BY_EVALUATION, resolve
+from lsgtool.summarize.generation import EVALUATION_MARKS, WRITTEN_BY_EVALUATION, resolve
 
 
 def _folder(tmp_path, values):
@@ -31,6 +31,15 @@ def test_a_models_own_settings_are_read_even_beside_old_defaults(tmp_path):
     assert flagged.values["max_new_tokens"] == 9 and flagged.sources["max_new_tokens"] == "flag --max-new-tokens"
 
 
+def test_an_evaluations_marks_unset_the_old_defaults_a_models_own_settings_left_in_place(tmp_path):
+    # the trainer fills only what is unset: a model's own beams stay beside max_length 20 and its other defaults
+    folder = _folder(tmp_path, {**WRITTEN_BY_EVALUATION, **EVALUATION_MARKS, "num_beams": 4, "length_penalty": 2.0})
+    generation = resolve({}, folder, "seq2seq")
+    assert generation.values["max_new_tokens"] == 256 and generation.sources["max_new_tokens"] == "lsgtool default"
+    assert generation.values["num_beams"] == 4 and generation.values["length_penalty"] == 2.0
+    assert generation.sources["num_beams"] == "the model's generation_config.json"
+
+
 def test_a_model_loaded_with_such_a_config_generates_without_its_old_defaults(tmp_path):
     import logging
 
@@ -51,6 +60,9 @@ def test_a_model_loaded_with_such_a_config_generates_without_its_old_defaults(tm
     summarizer = load_abstractive(str(tmp_path), {"max_new_tokens": 24, "min_new_tokens": 24})
     assert summarizer.model.generation_config.max_length is None
     assert summarizer.model.generation_config.decoder_start_token_id == 2  # what the model does need is kept
+    from transformers.utils.logging import warning_once
+
+    warning_once.cache_clear()  # transformers says each such warning once per process: maybe already said
     seen = []
     handler = logging.Handler()
     handler.emit = lambda record: seen.append(record.getMessage())
@@ -62,4 +74,5 @@ def test_a_model_loaded_with_such_a_config_generates_without_its_old_defaults(tm
         recorded = summarizer.generate(ids, bins=(torch.zeros(len(ids), dtype=torch.long), 1))
     finally:
         logger.removeHandler(handler)
-    assert summary.new_tokens >= 24 and recorded.new_tokens >= 24 and not [m for m in seen if "seem to have been set" in m or "not valid" in m], seen
+    assert summary.new_tokens >= 24 and recorded.new_tokens >= 24
+    assert not [m for m in seen if "seem to have been set" in m or "not valid" in m], seen

@@ -3,9 +3,9 @@ folders (the authors' included) and the LOCOST authors' Lightning checkpoints; `
 
 Options transformers users pass (``dtype``/``torch_dtype``, ``device_map``, ``revision``, ``token``,
 ``cache_dir``, ``local_files_only``, ``trust_remote_code``, ``ignore_mismatched_sizes``,
-``attn_implementation``) reach transformers or are refused by name; none is dropped. ``dtype="int8"``: loaded
-in float32, then the encoder's linear layers quantized to int8 (``precision.quantize_int8``; needs torchao). Weights that do not fit
-are reported (``lsgtool.load`` logger, and ``LoadInfo`` with ``output_loading_info=True``).
+``attn_implementation``) reach transformers or are refused by name; none is dropped. ``dtype="int8"``:
+loaded in float32, then the encoder's linear layers quantized to int8 (``precision.quantize_int8``, torchao).
+Weights that do not fit are reported (``lsgtool.load`` logger, and ``LoadInfo`` with ``output_loading_info=True``).
 """
 
 from __future__ import annotations
@@ -94,9 +94,12 @@ def load(name_or_path, task: str | None = None, *, architecture: str | None = No
     options = _options(kwargs)
     int8 = options.get("dtype") == precision.INT8  # loaded in float32, then the encoder's linear layers quantized
     if int8:
-        options = {**options, "dtype": None}
-        if (missing := precision.int8_missing()) is not None:  # said before anything is read
-            raise UsageError(f"dtype int8: {missing}.", "pip install torchao, or load in float32 or bfloat16.")
+        device_map = options.get("device_map")
+        if device_map not in (None, "cpu") and str(device_map) != "cpu":
+            raise UsageError(f"dtype int8 quantizes for the CPU, and device_map={device_map!r} was given.",
+                             "load on the CPU (no device_map), or use bfloat16 or float16 on a GPU.")
+        precision.require_int8()  # said before anything is read
+        options = {**options, "dtype": "float32"}  # not the checkpoint's own dtype ("auto"): the rest stays float32
     source = name_or_path if isinstance(name_or_path, Source) else \
         resolve(name_or_path, config=config, weights_needed=not random_init, **_hub(options))
     if config_overrides:

@@ -41,3 +41,16 @@ def test_int8_without_torchao_is_a_clear_error_before_loading(models, monkeypatc
     with pytest.raises(UsageError, match="dtype int8: torchao is not installed") as raised:
         lsgtool.load(str(models / "locost"), dtype="int8")
     assert "pip install torchao" in raised.value.hint
+
+
+def test_int8_keeps_float32_for_a_checkpoint_saved_in_bfloat16(models, tmp_path):
+    model = lsgtool.load(str(models / "locost")).to(torch.bfloat16)
+    model.save_pretrained(tmp_path)  # config.json: dtype bfloat16 (what transformers' "auto" would load it in)
+    int8 = lsgtool.load(str(tmp_path), dtype="int8")
+    assert int8.get_input_embeddings().weight.dtype == torch.float32
+    assert all(p.dtype == torch.float32 for n, p in int8.get_decoder().named_parameters())
+
+
+def test_int8_for_a_gpu_is_refused(models):
+    with pytest.raises(UsageError, match="dtype int8 quantizes for the CPU, and device_map='cuda'"):
+        lsgtool.load(str(models / "locost"), dtype="int8", device_map="cuda")
