@@ -15,6 +15,7 @@ from typing import Any
 import torch
 
 from lsgtool.core.errors import LsgtoolError, UsageError
+from lsgtool.core.ssm.decoding import faster_without_cache
 from lsgtool.documents import Document
 from lsgtool.summarize.memory import can_skip_cache, estimate, largest_fitting
 from lsgtool.progress import Progress
@@ -138,10 +139,12 @@ class PassLimit:
     """Input tokens one pass may take: the model's limit and, when a memory limit is given, what fits in it.
 
     A model that can decode without the cross-attention cache (LOCOST) does so when the cache alone would not
-    fit: a whole book then takes one pass where the cache would need tens of GB."""
+    fit: a whole book then takes one pass where the cache would need tens of GB; and where it is faster so
+    (``decoding.faster_without_cache``: on a CPU from 32K tokens), whatever fits."""
 
     def __init__(self, summarizer, memory_limit_mb: float | None, progress: Progress | None = None):
         self.summarizer, self.memory_limit_mb, self.progress = summarizer, memory_limit_mb, progress or Progress()
+        self.faster = False  # the cache is skipped because reading the encoder output is faster here
 
     def tokens(self, wanted: int) -> tuple[int | None, str]:
         s = self.summarizer
@@ -150,6 +153,9 @@ class PassLimit:
             return model_budget, "the model's input limit"
         top = wanted if model_budget is None else min(wanted, model_budget)
         caching = [True, False] if can_skip_cache(s) else [None]
+        if caching[0] and faster_without_cache(s.device.type, top + s.specials):
+            caching = [False]
+            self.faster = True
         for cache in caching:
             needed = estimate(s, top + s.specials, cache)
             if needed.fits(self.memory_limit_mb):
@@ -163,7 +169,9 @@ class PassLimit:
     def _cache(self, cache: bool | None, needed, tokens: int) -> None:
         if cache is None:
             return
-        if cache is False and self.summarizer.model.cross_attention_cached:
+        if cache is False and self.summarizer.model.cross_attention_cached and self.faster:
+            self.progress.note(f"decoding without the cross-attention cache: faster on this CPU for {tokens:,} tokens")
+        elif cache is False and self.summarizer.model.cross_attention_cached:
             cached = estimate(self.summarizer, tokens, True)
             self.progress.note(f"decoding without the cross-attention cache: it would take {cached.cross_cache_mb:,.0f} "
                                f"MB for {tokens:,} tokens (memory limit {self.memory_limit_mb:,.0f} MB)")

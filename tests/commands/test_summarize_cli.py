@@ -320,3 +320,29 @@ def test_an_extractive_summary_of_markdown_reads_as_text_and_its_sources_are_the
     for sentence in record["sentences"]:
         source = sentence["sources"][0]
         assert readable(body[source["start"]:source["end"]]) == sentence["text"]
+
+
+def test_locost_decodes_without_the_cache_where_that_is_faster_and_writes_the_same_summary(runner, app, models,
+                                                                                          tmp_path, text, monkeypatch):
+    from lsgtool.summarize import pipeline
+
+    doc = tmp_path / "long.txt"
+    doc.write_text(text(30))
+    records, lengths = {}, []
+    for faster in (False, True):  # the rule (decoding.faster_without_cache: a CPU, from 32K tokens) said either way
+        monkeypatch.setattr(pipeline, "faster_without_cache", lambda device, n, f=faster: lengths.append(n) or f)
+        result = runner.invoke(app, ["summarize", str(doc), "--model", str(models / "locost"), *GEN, "--json"])
+        assert result.exit_code == 0, result.output
+        records[faster] = json.loads(result.stdout)
+    assert records[False]["memory_estimate"]["cross_attention_cache"] is True  # plenty of memory: the cache
+    assert records[True]["memory_estimate"]["cross_attention_cache"] is False
+    assert records[True]["summary"] == records[False]["summary"] and lengths[0] > 100  # asked with the input's length
+
+
+def test_reading_the_encoder_output_is_chosen_on_a_cpu_from_the_tuning_length_only():
+    from lsgtool.core.ssm import products
+    from lsgtool.core.ssm.decoding import faster_without_cache
+
+    onednn = torch.backends.mkldnn.is_available()
+    assert faster_without_cache("cpu", products.TUNE_LENGTH) is onednn
+    assert not faster_without_cache("cpu", products.TUNE_LENGTH - 1) and not faster_without_cache("cuda", 10**6)

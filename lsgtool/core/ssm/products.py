@@ -42,7 +42,7 @@ from pathlib import Path
 import torch
 from torch import Tensor
 
-__all__ = ["COPIES", "PATHS", "TUNE_LENGTH", "chosen", "copies", "forced", "read", "release", "scores"]
+__all__ = ["COPIES", "PATHS", "TUNE_LENGTH", "chosen", "copies", "forced", "read", "release", "scores", "tuned"]
 
 PATHS = ("matmul", "onednn", "packed")
 COPIES = 2  # packed copies of X the products may hold (one per product), beside X
@@ -87,9 +87,15 @@ def release() -> None:
     _packs.clear()
 
 
+def tuned(states_device: str, length: int) -> bool:
+    """Whether the products over an encoder output of ``length`` tokens on ``states_device`` run on the path
+    measured fastest on this machine (a CPU with oneDNN, from ``TUNE_LENGTH`` tokens)."""
+    return states_device == "cpu" and length >= TUNE_LENGTH and _onednn()
+
+
 def copies(states_device: str, length: int) -> int:
     """How many packed copies of an encoder output of ``length`` tokens the products may hold beside it."""
-    return COPIES if states_device == "cpu" and length >= TUNE_LENGTH and _onednn() else 0
+    return COPIES if tuned(states_device, length) else 0
 
 
 def _onednn() -> bool:
@@ -150,8 +156,7 @@ def chosen() -> dict[str, str]:
 
 
 def _tunable(states: Tensor) -> bool:
-    return (states.device.type == "cpu" and states.shape[1] >= TUNE_LENGTH and not torch.is_grad_enabled()
-            and _onednn())
+    return tuned(states.device.type, states.shape[1]) and not torch.is_grad_enabled()
 
 
 @functools.cache
