@@ -144,7 +144,7 @@ class PassLimit:
 
     def __init__(self, summarizer, memory_limit_mb: float | None, progress: Progress | None = None):
         self.summarizer, self.memory_limit_mb, self.progress = summarizer, memory_limit_mb, progress or Progress()
-        self.faster = False  # the cache is skipped because reading the encoder output is faster here
+        self.faster = False  # this pass skips the cache because reading the encoder output is faster here
 
     def tokens(self, wanted: int) -> tuple[int | None, str]:
         s = self.summarizer
@@ -153,9 +153,9 @@ class PassLimit:
             return model_budget, "the model's input limit"
         top = wanted if model_budget is None else min(wanted, model_budget)
         caching = [True, False] if can_skip_cache(s) else [None]
-        if caching[0] and faster_without_cache(s.device.type, top + s.specials):
+        self.faster = bool(caching[0]) and faster_without_cache(s.device.type, top + s.specials)
+        if self.faster:
             caching = [False]
-            self.faster = True
         for cache in caching:
             needed = estimate(s, top + s.specials, cache)
             if needed.fits(self.memory_limit_mb):
