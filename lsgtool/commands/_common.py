@@ -33,13 +33,8 @@ class DType(str, Enum):
     float16 = "float16"
 
 
-class SummaryDType(str, Enum):
-    """``summarize --dtype``: ``DType``'s, and int8 (the encoder's products; ``precision.quantize_int8``)."""
-
-    float32 = "float32"
-    bfloat16 = "bfloat16"
-    float16 = "float16"
-    int8 = "int8"
+# ``summarize --dtype``: ``DType``'s, and int8 (the encoder's products; ``precision.quantize_int8``)
+SummaryDType = Enum("SummaryDType", {**{d.name: d.value for d in DType}, "int8": "int8"}, type=str)
 
 
 def positive(value: float | None) -> float | None:

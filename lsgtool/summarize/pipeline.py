@@ -144,7 +144,6 @@ class PassLimit:
 
     def __init__(self, summarizer, memory_limit_mb: float | None, progress: Progress | None = None):
         self.summarizer, self.memory_limit_mb, self.progress = summarizer, memory_limit_mb, progress or Progress()
-        self.faster = False  # this pass skips the cache because reading the encoder output is faster here
 
     def tokens(self, wanted: int) -> tuple[int | None, str]:
         s = self.summarizer
@@ -153,23 +152,24 @@ class PassLimit:
             return model_budget, "the model's input limit"
         top = wanted if model_budget is None else min(wanted, model_budget)
         caching = [True, False] if can_skip_cache(s) else [None]
-        self.faster = bool(caching[0]) and faster_without_cache(s.device.type, top + s.specials)
-        if self.faster:
+        faster = bool(caching[0]) and faster_without_cache(s.device.type, top + s.specials)
+        if faster:
             caching = [False]
         for cache in caching:
             needed = estimate(s, top + s.specials, cache)
             if needed.fits(self.memory_limit_mb):
-                self._cache(cache, needed, top)
+                self._cache(cache, top, faster)
                 return model_budget, "the model's input limit"
         cache = caching[-1]
-        self._cache(cache, None, top)
+        self._cache(cache, top, faster)
         fitting = largest_fitting(s, self.memory_limit_mb, top + s.specials, cache) - s.specials
         return max(fitting, 0), f"the memory limit ({self.memory_limit_mb:,.0f} MB)"
 
-    def _cache(self, cache: bool | None, needed, tokens: int) -> None:
+    def _cache(self, cache: bool | None, tokens: int, faster: bool) -> None:
+        """The cache set as chosen; ``faster``: skipped because reading the encoder output is faster here."""
         if cache is None:
             return
-        if cache is False and self.summarizer.model.cross_attention_cached and self.faster:
+        if cache is False and self.summarizer.model.cross_attention_cached and faster:
             self.progress.note(f"decoding without the cross-attention cache: faster on this CPU for {tokens:,} tokens")
         elif cache is False and self.summarizer.model.cross_attention_cached:
             cached = estimate(self.summarizer, tokens, True)
