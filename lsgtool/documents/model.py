@@ -97,17 +97,6 @@ class Document:
 
         return reading(self.text, self.transcript)
 
-    @cached_property
-    def _turns(self) -> tuple:
-        """The turns of a transcript or caption file (``documents.prose.turns``), none for other text."""
-        from lsgtool.documents.prose import turns
-
-        return turns(self.text, self.transcript)
-
-    @cached_property
-    def _turn_ends(self) -> list[int]:
-        return [turn.end for turn in self._turns]
-
     def place(self, offset: int) -> Place:
         """The chapter (and page, line or paragraph) the character at ``offset`` of ``text`` is in."""
         i = max(bisect.bisect_right(self._chapter_starts, offset) - 1, 0)
@@ -119,8 +108,9 @@ class Document:
             found.line = bisect.bisect_right(self.line_starts, offset) + 1
         elif not self.pages:
             found.title, found.paragraph = chapter.paragraph(offset - chapter.start)
-        if self._turns:
-            # the turn the offset is in, or the one after (a span may begin on its speaker's label)
-            turn = self._turns[min(bisect.bisect_right(self._turn_ends, offset), len(self._turns) - 1)]
+        from lsgtool.documents.prose import speakers
+
+        turn = speakers(self.text, [offset], self.transcript)[0]
+        if turn is not None:
             found.speaker, found.time = turn.speaker, turn.time(offset)
         return found

@@ -171,6 +171,16 @@ def turns(text: str, transcript: bool | None = None) -> tuple[Turn, ...]:
     return tuple(Turn(tuple(spans), speaker, tuple(times)) for speaker, spans, times in found)
 
 
+def speakers(text: str, offsets: list[int], transcript: bool | None = None) -> list[Turn | None]:
+    """The turn of ``text`` (``turns``) each of ``offsets`` is in, or the one after (a span may begin on its
+    speaker's label); None for each where ``text`` has no turns."""
+    found = turns(text, transcript)
+    if not found:
+        return [None] * len(offsets)
+    ends = [turn.end for turn in found]
+    return [found[min(bisect.bisect_right(ends, offset), len(found) - 1)] for offset in offsets]
+
+
 def blocks(text: str, transcript: bool | None = None) -> list[tuple[int, int]]:
     """(start, end) of each block of prose (see the module docstring), in order; in spoken text, its turns
     (``transcript``: as ``turns`` takes it)."""

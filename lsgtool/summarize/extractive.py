@@ -21,7 +21,7 @@ import torch.nn.functional as F
 
 from lsgtool.core.errors import UsageError
 from lsgtool.core.tokens import count_tokens
-from lsgtool.documents.prose import prose_sentences, readable, substance, title_span, turns
+from lsgtool.documents.prose import prose_sentences, readable, speakers, substance, title_span, turns
 from lsgtool.documents.sentences import sentence_spans
 from lsgtool.progress import Progress
 
@@ -58,6 +58,7 @@ class Picked:
     spans: list[tuple[int, int]] = field(default_factory=list)  # of the picked sentences in the text
     texts: list[str] = field(default_factory=list)  # the picked sentences as the summary writes them
     relevance: float | None = None  # with a question: the highest similarity of a sentence to it
+    starts: list[int] = field(default_factory=list)  # where each of ``texts`` begins in ``text``
 
 
 @dataclass
@@ -298,16 +299,36 @@ class Extractive:
             read = Read(text, spans, sentences, embeddings, eligible, transcript)
             score = self.scorer.score(self.features(read, units is None, context), score)
         similarity = None if query is None else embeddings @ query
-        if similarity is not None:  # with a question, its similarity and words mixed in (``focus.focused``)
-            from lsgtool.summarize.focus import focused
+        said = speakers(text, [a for a, _ in spans], transcript)
+        if similarity is not None:  # with a question, its similarity, words and speakers mixed in (``focus.focused``)
+            from lsgtool.summarize.focus import focused, named
             from lsgtool.summarize.lexical import shared
 
-            score = focused(score, similarity, shared(question, sentences) if question else None)
+            score = focused(score, similarity, shared(question, sentences) if question else None,
+                            named(question, [turn and turn.speaker for turn in said]) if question and spoken else None)
         picked = self.pick(embeddings, lengths, eligible, score, budget, count)
         texts = [sentences[i] for i in picked]
         relevance = None if similarity is None else float(similarity.max())
-        return Picked(" ".join(texts), total, len(sentences), picked, time.perf_counter() - start,
-                      len(self._groups(lengths, firsts)), sum(lengths), [spans[i] for i in picked], texts, relevance)
+        summary, starts = labelled(texts, [said[i] and said[i].speaker for i in picked])
+        return Picked(summary, total, len(sentences), picked, time.perf_counter() - start,
+                      len(self._groups(lengths, firsts)), sum(lengths), [spans[i] for i in picked], texts, relevance,
+                      starts)
+
+
+def labelled(texts: list[str], speakers: list[str | None]) -> tuple[str, list[int]]:
+    """The picked ``texts`` as the summary writes them, and where each begins in it: joined by spaces, except that
+    a transcript's sentence said by another speaker than the one before it begins a line with its speaker's name
+    (``Grad B: ...``): who said it is part of what a meeting's summary tells."""
+    out, starts, last = "", [], None
+    for text, speaker in zip(texts, speakers):
+        if speaker and speaker != last:
+            out += ("\n" if out else "") + f"{speaker}: "
+        elif out:
+            out += " "
+        starts.append(len(out))
+        out += text
+        last = speaker or last
+    return out, starts
 
 
 def paragraph_firsts(text: str, spans: list[tuple[int, int]]) -> frozenset[int]:

@@ -149,15 +149,16 @@ def _summary_section(title: str, text: str, sentences: list[tuple[int, dict[str,
     from lsgtool.summarize.render import marker
 
     out, at = [], 0
+    between = lambda a, b: _escape(text[a:b]).replace("\n", "<br>\n")  # noqa: E731 (a transcript's speakers' lines)
     for n, sentence in sentences:
-        out.append(_escape(text[at:sentence["start"]]))
+        out.append(between(at, sentence["start"]))
         sources = sentence.get("sources") or []
         target = f' href="#m{n}"' if sources else ' tabindex="0"'
         out.append(f'<a class="s" id="s{n}" data-n="{n}"{target}>{_escape(text[sentence["start"]:sentence["end"]])}</a>')
         if sources:
             out.append(f' <small class="src">{_escape(marker(sources))}</small>')
         at = sentence["end"]
-    out.append(_escape(text[at:]))
+    out.append(between(at, len(text)))
     heading = _escape(title) if chapter is None else f'<a href="#c{chapter}">{_escape(title)}</a>'
     return f'<section id="{anchor}" class="part"><h2>{heading}</h2><p>{"".join(out)}</p></section>\n'
 

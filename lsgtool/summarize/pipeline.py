@@ -209,7 +209,8 @@ def _extractive(text: str, summarizer, overflow: str, progress: Progress, segmen
     return Summary(picked.text, "extractive", picked.input_tokens, picked.encoded_tokens,
                    picked.input_tokens - picked.encoded_tokens, [picked.windows] if picked.windows > 1 else [],
                    seconds=picked.seconds, length=length and length.to_dict(),
-                   sentences=None if segments is None else picked_sentences(picked.spans, picked.texts, segments),
+                   sentences=None if segments is None else
+                   picked_sentences(picked.spans, picked.texts, picked.starts, segments),
                    focus=None if picked.relevance is None else {"relevance": round(picked.relevance, 4)})
 
 

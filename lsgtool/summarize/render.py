@@ -63,6 +63,11 @@ def _marked(text: str, sentences: list[dict[str, Any]] | None) -> str:
     return text
 
 
+def _lines(text: str) -> str:
+    """``text``'s lines (a transcript's summary: one per speaker) kept apart in Markdown, which joins lines."""
+    return text.replace("\n", "\n\n")
+
+
 def _focus(focus: dict[str, Any]) -> str:
     """The heading's part on a question: with the relevance found, and a word when nothing is close to it."""
     from lsgtool.summarize.focus import WEAK
@@ -90,9 +95,9 @@ def render(record: dict[str, Any], fmt: str, document=None) -> str:
         focus = _focus(record["focus"]) if record.get("focus") else ""
         lines = [f"# {title}", "", f"*{record['method']} summary by {record['model']}; {record['input_tokens']:,} input "
                                    f"tokens, {record['route']}{focus}*", "",
-                 _marked(record["summary"], record.get("sentences")), ""]
+                 _lines(_marked(record["summary"], record.get("sentences"))), ""]
         for chapter_title, text in chapters:
-            lines += [f"## {chapter_title}", "", text, ""]
+            lines += [f"## {chapter_title}", "", _lines(text), ""]
         return "\n".join(lines)
     parts = [_marked(record["summary"], record.get("sentences"))]
     parts += [f"{chapter_title}\n{text}" for chapter_title, text in chapters]

@@ -133,13 +133,10 @@ def generated_sentences(text: str, token_ends: list[int], token_mass: torch.Tens
     return [Sentence(a, b, segments.compose(mass[i])) for i, (a, b) in enumerate(found)]
 
 
-def picked_sentences(spans: list[tuple[int, int]], texts: list[str], segments: Segments) -> list[Sentence]:
-    """Extractive picks joined by spaces (as the summary writes them), each sourced by its span."""
-    out, offset = [], 0
-    for (a, b), text in zip(spans, texts):
-        out.append(Sentence(offset, offset + len(text), segments.over(a, b)))
-        offset += len(text) + 1
-    return out
+def picked_sentences(spans: list[tuple[int, int]], texts: list[str], starts: list[int],
+                     segments: Segments) -> list[Sentence]:
+    """Extractive picks, beginning at ``starts`` in the summary, each sourced by its span."""
+    return [Sentence(at, at + len(text), segments.over(a, b)) for (a, b), text, at in zip(spans, texts, starts)]
 
 
 def described(document, summary_text: str, sentences: list[Sentence], shown: int = SHOWN) -> list[dict[str, Any]]:

@@ -49,6 +49,10 @@ def test_a_meeting_is_summarised_by_the_turns_that_state_its_decisions(runner, a
     record = _json(runner, app, [str(path), "--model", "minilm", "--sentences", "2", "--sources"])
     assert record["reading"] == "transcript"
     assert [s["text"] for s in record["sentences"]] == DECISIONS
+    # who said it is shown (once: both are Marketing's), and each sentence's offsets in the summary are its words
+    assert deciders == ["Marketing", "Marketing"]
+    assert record["summary"] == f"Marketing: {DECISIONS[0]} {DECISIONS[1]}"
+    assert [record["summary"][s["start"]:s["end"]] for s in record["sentences"]] == DECISIONS
     raw = open(path, encoding="utf-8", newline="").read()
     for sentence, speaker in zip(record["sentences"], deciders):
         (source,) = sentence["sources"]
@@ -61,6 +65,16 @@ def test_a_meeting_is_summarised_by_the_turns_that_state_its_decisions(runner, a
     assert f"[{deciders[0]}, line 18]" in out.read_text()
 
 
+def test_a_speaker_is_named_where_the_speaker_changes():
+    from lsgtool.summarize.extractive import labelled
+
+    text, starts = labelled(["One.", "Two.", "Three.", "Four."], ["Ann", "Ann", "Bob", None])
+    assert text == "Ann: One. Two.\nBob: Three. Four."
+    assert [text[a:a + len(t)] for a, t in zip(starts, ["One.", "Two.", "Three.", "Four."])] == \
+        ["One.", "Two.", "Three.", "Four."]
+    assert labelled(["One.", "Two."], [None, None]) == ("One. Two.", [0, 5])  # prose: joined by spaces
+
+
 def test_read_as_prose_the_same_meeting_keeps_its_labels_and_back_channels(runner, app, tmp_path):
     """--no-transcript: the reader's say over detection; the labels are then words of the sentences."""
     text, _ = _meeting(tmp_path)
@@ -68,6 +82,7 @@ def test_read_as_prose_the_same_meeting_keeps_its_labels_and_back_channels(runne
                                  "--no-transcript"])
     assert record["reading"] == "prose"
     assert all("speaker" not in source for s in record["sentences"] for source in s["sources"])
+    assert "\n" not in record["summary"]
     # a text with a few turns among prose is prose unless the reader says otherwise
     notes = tmp_path / "notes.txt"
     notes.write_text("Minutes of the design meeting.\n\nThe team met on Monday to settle the remote's design and "
@@ -133,3 +148,43 @@ def test_caption_sources_name_the_speaker_and_the_cue_time(runner, app, tmp_path
     assert runner.invoke(app, ["summarize", str(path), "--model", "minilm", "--sentences", "2",
                                "--out", str(out)]).exit_code == 0
     assert "[Alice, 00:12:31]" in out.read_text() and "[Carol, 00:14:10]" in out.read_text()
+    assert "\n\nCarol: The marketing team" in out.read_text()  # a line per speaker, kept apart in Markdown
+    page = tmp_path / "call.html"
+    assert runner.invoke(app, ["summarize", str(path), "--model", "minilm", "--sentences", "2",
+                               "--out", str(page)]).exit_code == 0
+    assert re.search(r"<p>Alice: <a class=\"s\"[^>]*>We decided.*</a>.*<br>\nCarol: <a class=\"s\"", page.read_text())
+
+
+def test_a_question_names_a_speaker_by_label_or_by_a_role_no_one_else_has():
+    from lsgtool.summarize.focus import named
+
+    said = ["Professor C", "Grad B", "Grad G", None, "Industrial Designer", "Grad B"]
+    assert named("What was the professor's take on the mean?", said).tolist() == [1, 0, 0, 0, 0, 0]
+    assert named("What did Grad G think about it?", said).tolist() == [0, 0, 1, 0, 0, 0]
+    assert not named("What did the grad think about it?", said).any()  # two grads: a role that names no one
+    assert named("Summarize Industrial Designer's presentation", said).tolist() == [0, 0, 0, 0, 1, 0]
+    assert not named("What did the group discuss about industrial design?", said).any()
+    assert not named("What did the professor say?", [None, None]).any()  # prose: no speakers
+
+
+def test_a_question_about_what_one_speaker_said_is_answered_by_that_speakers_turns(runner, app, tmp_path):
+    """Two speakers state a view of the budget in like words; asked what one of them thought, the summary is that
+    one's turn, where without the speaker the other's is picked as well or instead."""
+    views = {"Marketing": "On the budget, I think we should spend most of the money on the advertising campaign.",
+             "Industrial Designer": "On the budget, I think we should spend most of the money on better "
+                                    "components."}
+    lines = []
+    for i in range(24):
+        speaker = SPEAKERS[i % len(SPEAKERS)]
+        if i == 9:
+            lines.append(f"Industrial Designer: {views['Industrial Designer']}")
+        elif i == 14:
+            lines.append(f"Marketing: {views['Marketing']}")
+        else:
+            lines.append(f"{speaker}: {SMALL_TALK[(i * 5) % len(SMALL_TALK)]}")
+    path = tmp_path / "budget.txt"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    for speaker in views:
+        record = _json(runner, app, [str(path), "--model", "minilm", "--sentences", "1", "--focus",
+                                     f"What did {speaker} think about the budget?"])
+        assert record["summary"] == f"{speaker}: {views[speaker]}"
