@@ -16,17 +16,22 @@ MODULES = ("lsgtool.core.load.auto", "lsgtool.core.ssm.locost")  # each register
 
 
 def _register() -> None:
+    """Import ``MODULES``; what that imports of transformers imports torchao where it is installed, whose notes on
+    its GPU libraries are not shown (``precision.hidden_torchao_notes``)."""
     import importlib
     import warnings
 
-    for name in MODULES:
-        module = sys.modules.get(name)
-        if module is not None and getattr(module.__spec__, "_initializing", False):
-            continue  # this module's own import pulled transformers in; it registers at its end
-        try:
-            importlib.import_module(name)
-        except Exception as exc:  # never break the user's `import transformers`
-            warnings.warn(f"lsgtool could not register its model types with transformers: {exc}", stacklevel=2)
+    from lsgtool.core.precision import hidden_torchao_notes
+
+    with hidden_torchao_notes():
+        for name in MODULES:
+            module = sys.modules.get(name)
+            if module is not None and getattr(module.__spec__, "_initializing", False):
+                continue  # this module's own import pulled transformers in; it registers at its end
+            try:
+                importlib.import_module(name)
+            except Exception as exc:  # never break the user's `import transformers`
+                warnings.warn(f"lsgtool could not register its model types with transformers: {exc}", stacklevel=2)
 
 
 class _AfterTransformers(importlib.abc.MetaPathFinder):

@@ -54,3 +54,23 @@ def test_int8_keeps_float32_for_a_checkpoint_saved_in_bfloat16(models, tmp_path)
 def test_int8_for_a_gpu_is_refused(models):
     with pytest.raises(UsageError, match="dtype int8 quantizes for the CPU, and device_map='cuda'"):
         lsgtool.load(str(models / "locost"), dtype="int8", device_map="cuda")
+
+
+NOTES = ("Failed to load", "_pytree")  # torchao's notes on its GPU libraries, torch's on its enums
+
+
+def _stderr(code: str) -> str:
+    import subprocess
+    import sys
+
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stderr
+
+
+def test_a_library_user_importing_transformers_after_lsgtool_sees_no_torchao_notes():
+    """lsgtool's registration with transformers imports transformers' modelling, which imports torchao where it is
+    installed: its notes (which GPU libraries did not load) are not shown, as they are not in the CLI."""
+    pytest.importorskip("torchao")
+    if not any(note in _stderr("import torchao") for note in NOTES):
+        pytest.skip("torchao says nothing as it loads here")
+    assert not any(note in _stderr("import lsgtool\nfrom transformers import AutoModel, PreTrainedModel")
+                   for note in NOTES)
