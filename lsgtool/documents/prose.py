@@ -4,8 +4,8 @@ A summary picks sentences, and what it shows must read as text: not a heading gl
 not a line of a code block, not Markdown or reStructuredText markup. Two things here:
 
 - ``prose_sentences(text)``: the spans of the sentences of the document's prose, each inside one block. Blocks
-  end at blank lines, headings (``#`` lines, and a line underlined with ``===`` / ``---``), list items and
-  block quotes; code (fenced with backticks or tildes, or indented after a blank line), tables, link reference
+  end at blank lines, headings (``#`` lines, a line underlined with ``===`` / ``---``, and in plain text a bare
+  heading line: ``bare_heading``), list items and block quotes; code (fenced with backticks or tildes, or indented after a blank line), tables, link reference
   definitions, HTML lines and rules are not prose. In a transcript (most lines ``Speaker: words``) each line
   is a turn, a block of its own.
 - ``readable(span_text)``: a sentence as the summary writes it: inline markup removed (emphasis, inline code,
@@ -45,6 +45,29 @@ TRANSCRIPT = 0.5  # the share of a text's lines that must be turns for each line
 CUE_TIME = re.compile(r"\s*((?:\d{1,2}:)?\d{1,2}:\d{2})[.,]\d{3}\s+-->\s+(?:\d{1,2}:)?\d{1,2}:\d{2}[.,]\d{3}")
 VOICE = re.compile(r"<v(?:\.[\w-]+)*\s+([^>]+)>")
 TAG = re.compile(r"</?[a-z][^>]*>|\{\\[^}]*\}")  # caption styling: <i>, </v>, <c.yellow>, {\an8}
+
+
+BARE_WORDS = 12  # a bare heading's most words
+BARE_SHARE = 0.6  # and most characters, a share of the text's longest line
+ENDED = re.compile(r"[.!?;:,…][\"'”’)\]]*$")  # a line ending as a sentence or a clause does
+OPENS = re.compile(r"[A-Z0-9]")  # how a heading, and the line after it, begin: a capital or a section's number
+
+
+def bare_heading(line: str, before: str, after: str, width: int, heading_before: bool = False) -> bool:
+    """Whether ``line`` of plain text heads what follows ("1 Introduction", "Results and discussion", a title) and
+    is no part of a sentence: at most ``BARE_WORDS`` words, beginning with a capital or a number and not ending as
+    a sentence or clause does; after a blank line, a sentence's end or another heading (``heading_before``); and
+    before a blank line or a line that begins as a sentence; and well short of the text's longest line (``width``)
+    with room there for the next line's first word: a line of a hard-wrapped paragraph is not."""
+    line, before, after = line.strip(), before.strip(), after.strip()
+    if not line or len(line.split()) > BARE_WORDS or not OPENS.match(line) or ENDED.search(line):
+        return False
+    if before and not heading_before and not re.search(r"[.!?…][\"'”’)\]]*$", before):
+        return False
+    if len(line) > BARE_SHARE * width:
+        return False
+    return not after or (OPENS.match(after.lstrip("\"“'‘(")) is not None
+                         and len(line) + 1 + len(after.split()[0]) < width)
 
 
 def _lines(text: str) -> Iterator[tuple[int, int, str]]:
@@ -197,9 +220,11 @@ def blocks(text: str, transcript: bool | None = None) -> list[tuple[int, int]]:
             current.clear()
 
     fence: str | None = None
-    blank_before, in_item, code = True, False, False
+    blank_before, in_item, code, heading = True, False, False, False
+    width = max((len(line) for _, _, line in lines), default=0)
     for i, (start, end, line) in enumerate(lines):
         stripped = line.strip()
+        was_heading, heading = heading, False
         if fence is not None:  # inside a fenced code block: until its closing fence
             if line.strip().startswith(fence):
                 fence = None
@@ -220,6 +245,11 @@ def blocks(text: str, transcript: bool | None = None) -> list[tuple[int, int]]:
                 or DEFINITION.match(line) or HTML.match(line) or DIRECTIVE.match(line)):
             close()
             blank_before = False
+            continue
+        if not in_item and bare_heading(line, lines[i - 1][2] if i else "", lines[i + 1][2] if i + 1 < len(lines)
+                                        else "", width, was_heading):
+            close()
+            blank_before, heading = False, True
             continue
         indented = len(line) - len(line.lstrip(" ")) >= 4 or line.startswith("\t")
         code = indented and (code or blank_before and not in_item)  # an indented code block, until a line is not

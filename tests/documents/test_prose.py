@@ -83,7 +83,39 @@ def test_readable_removes_markup_and_keeps_words(raw, shown):
 def test_plain_prose_is_unchanged():
     text = "It was a simple exchange.\nRetief gave them more than they expected!\n\nII\n\nMagnan left."
     assert [text[a:b] for a, b in prose_sentences(text)] == [
-        "It was a simple exchange.", "Retief gave them more than they expected!", "II", "Magnan left."]
+        "It was a simple exchange.", "Retief gave them more than they expected!", "Magnan left."]  # II: a heading
+
+
+PAPER = """LOCOST: State-Space Models for Long Document Summarization
+1 Introduction
+Nowadays the design of efficient models for long texts remains an open challenge. Transformers are quadratic.
+2.1 Sparse attention and its limits
+Sparse attention patterns extend the context of encoder-decoder models.
+"""
+
+WRAPPED = """The committee met in the morning and heard the report. The committee then voted on
+the motion of
+Mr Smith, which passed.
+
+The chair thanked the members of the committee for their work. Then John
+Smith and the clerk read the minutes of the last meeting of the committee aloud.
+Results and discussion
+The results follow.
+"""
+
+
+def test_a_bare_heading_line_of_plain_text_is_not_glued_to_the_sentence_after_it():
+    assert [PAPER[a:b] for a, b in prose_sentences(PAPER)] == [
+        "Nowadays the design of efficient models for long texts remains an open challenge.",
+        "Transformers are quadratic.", "Sparse attention patterns extend the context of encoder-decoder models."]
+    # in a hard-wrapped paragraph a short line is a heading only where the next line's first word would have
+    # fitted on it and the line before ended a sentence
+    assert [" ".join(WRAPPED[a:b].split()) for a, b in prose_sentences(WRAPPED)] == [
+        "The committee met in the morning and heard the report.",
+        "The committee then voted on the motion of Mr Smith, which passed.",
+        "The chair thanked the members of the committee for their work.",
+        "Then John Smith and the clerk read the minutes of the last meeting of the committee aloud.",
+        "The results follow."]
 
 
 @pytest.mark.parametrize("text, title", [
