@@ -5,9 +5,9 @@ not a line of a code block, not Markdown or reStructuredText markup. Two things 
 
 - ``prose_sentences(text)``: the spans of the sentences of the document's prose, each inside one block. Blocks
   end at blank lines, headings (``#`` lines, a line underlined with ``===`` / ``---``, and in plain text a bare
-  heading line: ``bare_heading``), list items and block quotes; code (fenced with backticks or tildes, or indented after a blank line), tables, link reference
-  definitions, HTML lines and rules are not prose. In a transcript (most lines ``Speaker: words``) each line
-  is a turn, a block of its own.
+  heading line: ``bare_heading``), list items and block quotes; code (fenced with backticks or tildes, or
+  indented after a blank line), tables, link reference definitions, HTML lines and rules are not prose. In a
+  transcript (most lines ``Speaker: words``) each line is a turn, a block of its own.
 - ``readable(span_text)``: a sentence as the summary writes it: inline markup removed (emphasis, inline code,
   links and images, footnote markers, reStructuredText roles and literals), list and quote markers dropped,
   whitespace collapsed. The sentence's source is still its exact span in the text.
