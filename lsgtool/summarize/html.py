@@ -146,7 +146,7 @@ def _chapter_list(chapters: list[dict[str, Any]]) -> str:
 def _summary_section(title: str, text: str, sentences: list[tuple[int, dict[str, Any]]], chapter: int | None,
                      anchor: str) -> str:
     """A summary's text, each sentence a link to its strongest source followed by its marker."""
-    from lsgtool.summarize.render import marker
+    from lsgtool.summarize.render import line_speaker, marker
 
     out, at = [], 0
     between = lambda a, b: _escape(text[a:b]).replace("\n", "<br>\n")  # noqa: E731 (a transcript's speakers' lines)
@@ -156,7 +156,8 @@ def _summary_section(title: str, text: str, sentences: list[tuple[int, dict[str,
         target = f' href="#m{n}"' if sources else ' tabindex="0"'
         out.append(f'<a class="s" id="s{n}" data-n="{n}"{target}>{_escape(text[sentence["start"]:sentence["end"]])}</a>')
         if sources:
-            out.append(f' <small class="src">{_escape(marker(sources))}</small>')
+            shown = marker(sources, line_speaker(text, sentence["start"]))  # the line's own speaker not repeated
+            out.append(f' <small class="src">{_escape(shown)}</small>')
         at = sentence["end"]
     out.append(between(at, len(text)))
     heading = _escape(title) if chapter is None else f'<a href="#c{chapter}">{_escape(title)}</a>'

@@ -27,16 +27,18 @@ def _heading(chapter: dict[str, Any], i: int) -> str:
     return title
 
 
-def marker(sources: list[dict[str, Any]]) -> str:
+def marker(sources: list[dict[str, Any]], named: str | None = None) -> str:
     """A compact pointer to a sentence's sources: ``[Genesis, p. 12]``, ``[Chapter 3, line 120 (64%); line 40 (21%)]``,
-    in a transcript ``[Project Manager, line 95]`` and in captions ``[Alice, 00:12:31]``."""
+    in a transcript ``[Project Manager, line 95]`` and in captions ``[Alice, 00:12:31]``; a speaker the summary's
+    line names already (``named``: ``Alice: ...``) is not repeated (``[00:12:31]``)."""
     shown = [s for s in sources if s["score"] >= MARKED_SHARE][:2] or sources[:1]
     parts = []
     for s in shown:
         where = (s["time"] if s.get("time") else f"p. {s['page']}" if s.get("page") else
                  f"line {s['line']}" if s.get("line") else
                  f"¶ {s['paragraph']}" if s.get("paragraph") else f"chars {s['start']}-{s['end']}")
-        title = s.get("speaker") or (_short(s["chapter"]) if s.get("chapter") else None)
+        speaker = s.get("speaker") if s.get("speaker") != named else None
+        title = speaker or (_short(s["chapter"]) if s.get("chapter") and not s.get("speaker") else None)
         label = f"{title}, {where}" if title else where
         parts.append(label + (f" ({100 * s['score']:.0f}%)" if len(shown) > 1 or s["score"] < 0.95 else ""))
     return f"[{'; '.join(parts)}]" if parts else ""
@@ -54,10 +56,17 @@ def _short(title: str) -> str:
     return title[:TITLE_CHARACTERS - 1].rstrip() + "…"
 
 
+def line_speaker(text: str, start: int) -> str | None:
+    """The speaker the summary's line names before the sentence at ``start`` (``Grad B: ...``: a transcript's
+    summary, ``extractive.labelled``), if any."""
+    line = text[text.rfind("\n", 0, start) + 1:start]
+    return line.split(": ", 1)[0] if ": " in line else None
+
+
 def _marked(text: str, sentences: list[dict[str, Any]] | None) -> str:
     """``text`` with each sentence followed by the marker of its sources (as it is, without sources)."""
     for s in reversed(sentences or []):
-        found = marker(s["sources"])
+        found = marker(s["sources"], line_speaker(text, s["start"]))
         if found:
             text = text[:s["end"]] + f" {found}" + text[s["end"]:]
     return text

@@ -62,7 +62,18 @@ def test_a_meeting_is_summarised_by_the_turns_that_state_its_decisions(runner, a
     out = tmp_path / "meeting.md"
     assert runner.invoke(app, ["summarize", str(path), "--model", "minilm", "--sentences", "2",
                                "--out", str(out)]).exit_code == 0
-    assert f"[{deciders[0]}, line 18]" in out.read_text()
+    # the line names the speaker, so the marker gives the line alone
+    assert f"Marketing: {DECISIONS[0]} [line 18] {DECISIONS[1]} [line 30]" in out.read_text()
+
+
+def test_a_sources_marker_names_the_speaker_unless_the_summary_line_does():
+    from lsgtool.summarize.render import line_speaker, marker
+
+    source = [{"speaker": "Alice", "time": "00:12:31", "score": 1.0, "start": 0, "end": 5, "chapter": "call"}]
+    text = "Alice: We decided. We left.\nCarol: It ended."
+    assert [line_speaker(text, at) for at in (7, 19, 35)] == ["Alice", "Alice", "Carol"]
+    assert marker(source, "Alice") == "[00:12:31]"
+    assert marker(source, "Carol") == marker(source) == "[Alice, 00:12:31]"  # an abstractive summary: no names
 
 
 def test_a_speaker_is_named_where_the_speaker_changes():
@@ -147,8 +158,9 @@ def test_caption_sources_name_the_speaker_and_the_cue_time(runner, app, tmp_path
     out = tmp_path / "call.md"
     assert runner.invoke(app, ["summarize", str(path), "--model", "minilm", "--sentences", "2",
                                "--out", str(out)]).exit_code == 0
-    assert "[Alice, 00:12:31]" in out.read_text() and "[Carol, 00:14:10]" in out.read_text()
+    assert "Alice: We decided" in out.read_text() and "twelve euros. [00:12:31]" in out.read_text()
     assert "\n\nCarol: The marketing team" in out.read_text()  # a line per speaker, kept apart in Markdown
+    assert "[Alice," not in out.read_text() and "[00:14:10]" in out.read_text()
     page = tmp_path / "call.html"
     assert runner.invoke(app, ["summarize", str(path), "--model", "minilm", "--sentences", "2",
                                "--out", str(page)]).exit_code == 0
