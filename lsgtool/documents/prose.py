@@ -200,8 +200,14 @@ def speakers(text: str, offsets: list[int], transcript: bool | None = None) -> l
     found = turns(text, transcript)
     if not found:
         return [None] * len(offsets)
-    ends = [turn.end for turn in found]
+    ends = _turn_ends(text, transcript)
     return [found[min(bisect.bisect_right(ends, offset), len(found) - 1)] for offset in offsets]
+
+
+@lru_cache(maxsize=8)
+def _turn_ends(text: str, transcript: bool | None) -> list[int]:
+    """Where each of ``turns(text, transcript)`` ends: kept, as ``Document.place`` asks one offset at a time."""
+    return [turn.end for turn in turns(text, transcript)]
 
 
 def blocks(text: str, transcript: bool | None = None) -> list[tuple[int, int]]:
