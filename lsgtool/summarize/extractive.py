@@ -153,9 +153,11 @@ class Extractive:
         return F.normalize(out, dim=-1)
 
     def pick(self, embeddings: torch.Tensor, lengths: list[int], eligible: list[bool], score: torch.Tensor,
-             budget: int | None = None, count: int | None = None) -> list[int]:
-        """MMR over each sentence's ``score`` up to the token ``budget`` (or ``count`` sentences), never past it; at
-        least one sentence (the best that fits, eligible or not); indices in document order."""
+             budget: int | None = None, count: int | None = None, nearest: bool = False) -> list[int]:
+        """MMR over each sentence's ``score`` up to the ``budget`` (in the unit of ``lengths``: tokens, or words) or
+        ``count`` sentences, never past it, or (``nearest``) as near to it as whole sentences allow: the best
+        sentence that passes it by less than the picks fall short of it ends them; at least one sentence (the best
+        that fits, eligible or not); indices in document order."""
         budget = self.budget if budget is None and count is None else budget or 10**12
         fitting = [i for i in range(len(lengths)) if lengths[i] <= budget]
         candidates = [i for i in fitting if eligible[i]] or fitting or [min(range(len(lengths)), key=lengths.__getitem__)]
@@ -165,14 +167,15 @@ class Extractive:
         while candidates and (count is None or len(picked) < count):
             mmr = score[candidates] - self.diversity * best_similarity[candidates].clamp(min=0)
             i = candidates[int(mmr.argmax())]
-            if used + lengths[i] > budget and picked:
+            crossing = used + lengths[i] > budget and picked
+            if crossing and not (nearest and used + lengths[i] - budget < budget - used):
                 candidates.remove(i)
                 continue
             picked.append(i)
             used += lengths[i]
             candidates.remove(i)
             best_similarity = torch.maximum(best_similarity, embeddings @ embeddings[i])
-            if used >= budget:
+            if used >= budget or crossing:
                 break
         return sorted(picked)
 
@@ -265,7 +268,7 @@ class Extractive:
     def summarize(self, text: str, progress: Progress | None = None, overflow: str = "auto", budget: int | None = None,
                   count: int | None = None, query: torch.Tensor | None = None, apart: bool = False,
                   units: list[tuple[int, int]] | None = None, transcript: bool | None = None,
-                  question: str | None = None) -> Picked:
+                  question: str | None = None, words: int | None = None) -> Picked:
         """Pick sentences; a document longer than one window is read in windows (``overflow`` auto or chunk),
         refused (error) or read up to its first window (truncate). ``budget`` tokens or ``count`` sentences
         (the summariser's budget when neither is given); ``query``: the embedding of a question to focus on;
@@ -273,7 +276,10 @@ class Extractive:
         ``units``: the text's sentences when they are known (the picks of those summaries, a piece of a long
         sentence among them, which a sentence splitter would join to the sentence before it); ``transcript``: read
         as one (True), as prose (False) or as detected (None; ``documents.prose.reading``); ``question``: the
-        words of the question ``query`` embeds (``focus.focused``)."""
+        words of the question ``query`` embeds (``focus.focused``); ``words``: the budget is this many words of the
+        summary as it is written (speakers' names counted), not ``budget`` tokens, met as nearly as whole sentences
+        allow: a length asked in words is kept whatever the text's tokens per word (code and markup have many, and
+        the summary shows neither)."""
         progress = progress or Progress()
         start = time.perf_counter()
         spans, lengths = self.spans(text, None if count else budget, units, transcript)
@@ -306,7 +312,10 @@ class Extractive:
 
             score = focused(score, similarity, shared(question, sentences) if question else None,
                             named(question, [turn and turn.speaker for turn in said]) if question and spoken else None)
-        picked = self.pick(embeddings, lengths, eligible, score, budget, count)
+        sizes = lengths if words is None else \
+            [len(s.split()) + len(((turn and turn.speaker) or "").split()) for s, turn in zip(sentences, said)]
+        picked = self.pick(embeddings, sizes, eligible, score, budget if words is None else words, count,
+                           nearest=words is not None)
         texts = [sentences[i] for i in picked]
         relevance = None if similarity is None else float(similarity.max())
         summary, starts = labelled(texts, [said[i] and said[i].speaker for i in picked])

@@ -205,7 +205,7 @@ def _extractive(text: str, summarizer, overflow: str, progress: Progress, segmen
     budget = None if length is None or length.sentences else length.tokens
     units = segments.spans if apart and segments is not None else None  # the summaries' own picks
     picked = summarizer.summarize(text, progress, overflow, budget, length.sentences if length else None, query, apart,
-                                  units, transcript, question)
+                                  units, transcript, question, length.words if budget else None)
     return Summary(picked.text, "extractive", picked.input_tokens, picked.encoded_tokens,
                    picked.input_tokens - picked.encoded_tokens, [picked.windows] if picked.windows > 1 else [],
                    seconds=picked.seconds, length=length and length.to_dict(),
