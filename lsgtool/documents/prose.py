@@ -6,11 +6,14 @@ not a line of a code block, not Markdown or reStructuredText markup. Two things 
 - ``prose_sentences(text)``: the spans of the sentences of the document's prose, each inside one block. Blocks
   end at blank lines, headings (``#`` lines, a line underlined with ``===`` / ``---``, and in plain text a bare
   heading line: ``bare_heading``), list items and block quotes; code (fenced with backticks or tildes, or
-  indented after a blank line), tables, link reference definitions, HTML lines and rules are not prose. In a
+  indented after a blank line), tables (rows that begin with a pipe, rows over a ``---|---`` delimiter, lines in a
+  row with two pipes each, PDF text's rows with tabs between cells), displayed formulas (``$$ ... $$``), link
+  reference definitions, HTML lines and rules are not prose. In a
   transcript (most lines ``Speaker: words``) each line is a turn, a block of its own.
 - ``readable(span_text)``: a sentence as the summary writes it: inline markup removed (emphasis, inline code,
   links and images, footnote markers, reStructuredText roles and literals), list and quote markers dropped,
-  whitespace collapsed. The sentence's source is still its exact span in the text.
+  whitespace collapsed, the words that only link it to the sentence before ("However,", "And", "Yeah, so,") left
+  out (``unlinked``). The sentence's source is still its exact span in the text.
 
 Spoken text is read as what it is (``turns``): a transcript (most lines ``Speaker: words``, an optional
 ``[00:12:31]`` before the speaker) or a caption file (WebVTT, SubRip: cues with timings, the speaker in a
@@ -34,6 +37,11 @@ ATX_MARKS = re.compile(r" {0,3}#{1,6}\s+")  # a heading's marks, up to its text
 SETEXT = re.compile(r" {0,3}(?:=+|-+)\s*$")
 RULE = re.compile(r" {0,3}([-*_])(?:\s*\1){2,}\s*$")
 TABLE = re.compile(r"\s*\|")
+INLINE_CODE = re.compile(r"`[^`]*`")
+MATH = re.compile(r"\s*\$\$.*\$\$\s*$")  # a displayed formula on a line of its own
+# a table's delimiter row without the outer pipes (``a | b`` over ``---|---``): it, the row above it and the rows
+# with a pipe after it are a table
+DELIMITER = re.compile(r"\s*\|?\s*:?-{2,}:?\s*(?:\|\s*:?-{2,}:?\s*)+\|?\s*$")
 DEFINITION = re.compile(r" {0,3}\[[^\]]+\]:\s*\S")
 HTML = re.compile(r"\s*</?[A-Za-z!][^>]*>\s*$")
 ITEM = re.compile(r"\s*(?:[-*+•]|\(?\d{1,3}[.)]|\(?[a-z][.)])\s+")
@@ -216,8 +224,21 @@ def blocks(text: str, transcript: bool | None = None) -> list[tuple[int, int]]:
     spoken = turns(text, transcript)
     if spoken:
         return [(turn.start, turn.end) for turn in spoken]
+    return list(_structure(text)[0])
+
+
+def headings(text: str, transcript: bool | None = None) -> list[int]:
+    """Where each heading of ``text`` begins, in order: a ``#`` line, a line underlined with ``===`` / ``---``, a
+    bare heading line of plain text (``bare_heading``); not a line of code. Spoken text has none."""
+    return [] if turns(text, transcript) else list(_structure(text)[1])
+
+
+@lru_cache(maxsize=4)
+def _structure(text: str) -> tuple[tuple[tuple[int, int], ...], tuple[int, ...]]:
+    """(the prose blocks, where the headings begin) of a text read as prose."""
     lines = list(_lines(text))
     found: list[tuple[int, int]] = []
+    heads: list[int] = []
     current: list[int] = []  # start and end of the block being read
 
     def close() -> None:
@@ -228,6 +249,7 @@ def blocks(text: str, transcript: bool | None = None) -> list[tuple[int, int]]:
     fence: str | None = None
     blank_before, in_item, code, heading = True, False, False, False
     width = max((len(line) for _, _, line in lines), default=0)
+    table = _table_rows(lines)
     for i, (start, end, line) in enumerate(lines):
         stripped = line.strip()
         was_heading, heading = heading, False
@@ -248,13 +270,17 @@ def blocks(text: str, transcript: bool | None = None) -> list[tuple[int, int]]:
         heading_next = (not current and len(stripped) <= 80 and i + 1 < len(lines)
                         and SETEXT.match(lines[i + 1][2]) is not None)  # a heading underlined on the next line
         if (heading_next or SETEXT.match(line) or ATX.match(line) or RULE.match(line) or TABLE.match(line)
-                or DEFINITION.match(line) or HTML.match(line) or DIRECTIVE.match(line)):
+                or i in table or _tab_row(line) or MATH.match(line) or DEFINITION.match(line) or HTML.match(line)
+                or DIRECTIVE.match(line)):
             close()
+            if heading_next or ATX.match(line):
+                heads.append(start)
             blank_before = False
             continue
         if not in_item and bare_heading(line, lines[i - 1][2] if i else "", lines[i + 1][2] if i + 1 < len(lines)
                                         else "", width, was_heading):
             close()
+            heads.append(start)
             blank_before, heading = False, True
             continue
         indented = len(line) - len(line.lstrip(" ")) >= 4 or line.startswith("\t")
@@ -262,7 +288,8 @@ def blocks(text: str, transcript: bool | None = None) -> list[tuple[int, int]]:
         if code:
             blank_before = False
             continue
-        item = ITEM.match(line) or QUOTE.match(line)
+        # a list item, or a quote's first line (its next lines go on with it: "> Note: the prefix would be\n> ...")
+        item = ITEM.match(line) or QUOTE.match(line) and not (current and i and QUOTE.match(lines[i - 1][2]))
         if item:
             close()
             in_item = bool(item) or (in_item and indented)
@@ -274,7 +301,32 @@ def blocks(text: str, transcript: bool | None = None) -> list[tuple[int, int]]:
             current[1] = end
         blank_before = False
     close()
-    return [(a, b) for a, b in found if text[a:b].strip()]
+    return tuple((a, b) for a, b in found if text[a:b].strip()), tuple(heads)
+
+
+def _tab_row(line: str) -> bool:
+    """Whether ``line`` is a table's row as PDF text writes one: a tab after its first cell."""
+    return "\t" in line.lstrip()
+
+
+def _table_rows(lines: list[tuple[int, int, str]]) -> set[int]:
+    """The indices of the ``lines`` that are rows of a table whose rows need not begin with a pipe: a delimiter row
+    (``DELIMITER``), the header row above it and the rows with a pipe after it; and two lines or more in a row
+    with two pipes each, outside inline code."""
+    rows: set[int] = set()
+    piped = [len(line) < 2000 and INLINE_CODE.sub("", line).count("|") >= 2 for _, _, line in lines]
+    for i, (_, _, line) in enumerate(lines):
+        if piped[i] and (i and piped[i - 1] or i + 1 < len(lines) and piped[i + 1]):
+            rows.add(i)
+        if "|" in line and len(line) < 2000 and DELIMITER.match(line):
+            rows.add(i)
+            if i and "|" in lines[i - 1][2]:
+                rows.add(i - 1)
+            j = i + 1
+            while j < len(lines) and "|" in lines[j][2] and lines[j][2].strip():
+                rows.add(j)
+                j += 1
+    return rows
 
 
 def prose_sentences(text: str, transcript: bool | None = None) -> list[tuple[int, int]]:
@@ -315,7 +367,8 @@ INLINE = [
     (re.compile(r"(\*\*|__)(?=\S)(.+?)(?<=\S)\1"), r"\2"),  # strong
     (re.compile(r"(?<![\w*])\*(?=\S)([^*\n]+?)(?<=\S)\*(?![\w*])"), r"\1"),  # *emphasis*
     (re.compile(r"(?<![\w_])_(?=\S)([^_\n]+?)(?<=\S)_(?![\w_])"), r"\1"),  # _emphasis_
-    (re.compile(r"\s\[\d{1,3}\](?=[\s.,;:]|$)"), ""),  # a numbered footnote marker: " [3]"
+    # a numbered footnote marker: " [3]"; not one a sentence begins with, where it names who did what ("[19] propose")
+    (re.compile(r"(?<![.!?])\s\[\d{1,3}\](?=[\s.,;:]|$)"), ""),
 ]
 MARKER = re.compile(r"^\s*(?:>\s*)*(?:(?:[-*+•]|\(?\d{1,3}[.)]|\(?[a-z][.)])\s+)?")
 
@@ -325,11 +378,34 @@ def readable(span: str, spoken: bool = False) -> str:
     sentence of a transcript or captions: the labels, cue numbers and timings inside it, caption tags, fillers
     and repeated words left out."""
     if spoken:
-        return _spoken(span)
+        return unlinked(_spoken(span))
     text = " ".join(MARKER.sub("", line) for line in span.splitlines())
     for pattern, replacement in INLINE:
         text = pattern.sub(replacement, text)
-    return " ".join(text.split())
+    return unlinked(" ".join(text.split()))
+
+
+# words that open a sentence only to tie it to the one before ("However, ...", "And the ...") or to take a turn in
+# talk ("Yeah, so, ..."): out of their place in a summary they read as a dangling reply, and are left out. With a
+# comma after them, any of these; without, only "and", "but", "so" before a word that opens a clause.
+LINKS = ("however|but|and|so|also|thus|therefore|hence|moreover|furthermore|additionally|in addition|besides|"
+         "anyway|well|oh|okay|ok|yeah|yes|right|alright|now|um|uh")
+LINKED = re.compile(rf"(?:(?:{LINKS}),|(?:and|but|so)(?= (?:i|we|you|he|she|it|they|there|this|these|those|the|a|"
+                    rf"an|my|our|your|his|her|their|its|it's|i'm|we're|that's|there's|if|when|what|one|now)\b))\s+",
+                    re.IGNORECASE)
+LINKED_LEFT = 3  # the fewest words a sentence keeps after its links; else it is shown whole
+
+
+def unlinked(sentence: str) -> str:
+    """``sentence`` without the words that open it only to link it to what came before (``LINKED``), its first
+    letter then a capital: "However, the parser ..." -> "The parser ...", "Yeah, so, I think ..." -> "I think ..."."""
+    text = sentence
+    while (found := LINKED.match(text)) and len(text[found.end():].split()) >= LINKED_LEFT:
+        text = text[found.end():]
+    if text is sentence:
+        return sentence
+    first = text.split(" ", 1)[0]
+    return text[0].upper() + text[1:] if first.islower() else text
 
 
 FILLERS = frozenset("uh um uhm umm uh-huh mm-hmm mhm mm hmm hm er erm ah eh".split())

@@ -14,7 +14,6 @@ from __future__ import annotations
 import bisect
 import json
 import math
-import re
 from collections import Counter
 from pathlib import Path
 
@@ -22,7 +21,6 @@ import torch
 import torch.nn.functional as F
 
 from lsgtool.core.errors import UsageError
-from lsgtool.documents.prose import ATX, SETEXT
 
 PACKAGED = Path(__file__).with_name("packaged_scorer")
 CONFIG = "scorer.json"
@@ -40,7 +38,6 @@ SCALE = 0.3  # a document's scores, standardised, are scaled to the range of sim
 # against 34.5 / 43.1 / 29.2 for the learned score alone (0.5: 35.2 / 42.8 / 29.3; 2: 35.3 / 42.1 / 30.0)
 RULE_WEIGHT = 1.0
 POSITIVE_WEIGHT = 5.0  # in training, the oracle's few picks weigh this much more than the other sentences (as above)
-HEADING = re.compile(f"^(?:{ATX.pattern}|{SETEXT.pattern})", re.M)  # Markdown headings: where sections begin
 NEIGHBOURS = 10
 
 
@@ -61,7 +58,7 @@ def features(text: str, spans: list[tuple[int, int]], sentences: list[str], embe
     words = torch.tensor([len(s.split()) for s in sentences], dtype=torch.float)
     paragraph = torch.zeros(n)
     paragraph[list(paragraph_firsts(text, spans))] = 1
-    section_first, section_place, section_centroid, section_weight = _sections(text, spans, e, doc)
+    section_first, section_place, section_centroid, section_weight = _sections(text, spans, e, doc, spoken)
     opening = e @ F.normalize(e[:5].mean(0), dim=0)
     neighbours = _neighbours(e)
     full = lambda value: torch.full((n,), float(value))  # noqa: E731
@@ -88,12 +85,15 @@ def _neighbours(e: torch.Tensor, rows: int = 2048) -> torch.Tensor:
     return torch.cat(found)
 
 
-def _sections(text: str, spans: list[tuple[int, int]], e: torch.Tensor, doc: torch.Tensor):
-    """Per sentence: whether its place in its section (the text between Markdown headings) is first (exp(-k) for
-    the k-th), the section's place among sections, the sentence's similarity to the section's centroid and the
-    section centroid's to the document's (a discourse-aware view, as HipoRank)."""
+def _sections(text: str, spans: list[tuple[int, int]], e: torch.Tensor, doc: torch.Tensor, spoken: bool):
+    """Per sentence: whether its place in its section (the text between headings: ``documents.prose.headings``,
+    Markdown's or a plain text's bare heading lines) is first (exp(-k) for the k-th), the section's place among
+    sections, the sentence's similarity to the section's centroid and the section centroid's to the document's (a
+    discourse-aware view, as HipoRank)."""
+    from lsgtool.documents.prose import headings
+
     n = len(spans)
-    heads = [m.start() for m in HEADING.finditer(text)]
+    heads = [] if spoken else headings(text, False)
     section = torch.tensor([bisect.bisect_right(heads, a) for a, _ in spans])
     first, place, centroid, weight = (torch.zeros(n) for _ in range(4))
     kinds = section.unique().tolist()

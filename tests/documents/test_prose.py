@@ -75,9 +75,34 @@ def test_a_transcript_reads_each_turn_on_its_own():
     ("![a plot](plot.png) The curve rises [3].", "The curve rises."),
     ("> 1. quoted *item* with snake_case_name and 2 * 3 * 4", "quoted item with snake_case_name and 2 * 3 * 4"),
     ("See <https://example.org> and [docs][ref].", "See https://example.org and docs."),
+    ("It is used in Transformer-XL [7]. [19] propose a masked block.",  # a sentence the splitter did not end:
+     "It is used in Transformer-XL. [19] propose a masked block."),  # "[19]" is who proposes
 ])
 def test_readable_removes_markup_and_keeps_words(raw, shown):
     assert readable(raw) == shown
+
+
+@pytest.mark.parametrize("raw, shown", [
+    ("However, the parser reads the module first.", "The parser reads the module first."),
+    ("And the checker runs over its items.", "The checker runs over its items."),
+    ("Additionally, *every* crate is read.", "Every crate is read."),
+    ("So far, nothing has been read twice.", "So far, nothing has been read twice."),  # "so" of "so far" ties nothing
+    ("But for this case, the order holds.", "But for this case, the order holds."),
+    ("So that the checker may run, it waits.", "So that the checker may run, it waits."),
+    ("And I went.", "And I went."),  # too little left: shown whole
+    ("Now, iPhone sales grew.", "iPhone sales grew."),  # a word's own capitals are its own
+    ("Then the king went home.", "Then the king went home."),  # "then" without a comma tells when
+])
+def test_the_words_that_only_link_a_sentence_to_the_one_before_are_left_out(raw, shown):
+    assert readable(raw) == shown
+
+
+def test_a_turns_opening_words_are_left_out_and_its_source_is_still_the_whole_span():
+    text = "Alice: Yeah, so, um, I think we should ship the parser this week.\nBob: Okay, okay, right.\n"
+    spans = prose_sentences(text, transcript=True)
+    assert [readable(text[a:b], spoken=True) for a, b in spans] == [
+        "I think we should ship the parser this week.", "Okay, right."]  # a back-channel alone is shown whole
+    assert text[spans[0][0]:spans[0][1]] == "Yeah, so, um, I think we should ship the parser this week."
 
 
 def test_plain_prose_is_unchanged():
@@ -161,7 +186,7 @@ def test_a_transcript_turn_is_its_words_the_speaker_a_label():
     spans = prose_sentences(MEETING)
     shown = [readable(MEETING[a:b], spoken=True) for a, b in spans]
     assert shown == ["Okay.", "First of all I'll start with the costs, because that's going to influence our design.",
-                     "Yeah.", "So we should build it with a kinetic dynamo.", ""]  # a filler alone shows nothing
+                     "Yeah.", "We should build it with a kinetic dynamo.", ""]  # a filler alone shows nothing
     # the span is exact in the text: from the first word after the label to the sentence's end, across the label
     a, b = spans[1]
     assert MEETING[a:b] == ("Uh first of all I'll start with the costs,\nProject Manager: because that's going "
@@ -208,7 +233,7 @@ def test_captions_are_read_as_turns_across_cues(text):
     assert [t.speaker for t in found] == ["Alice", "Bob"]
     spans = prose_sentences(text)
     shown = [readable(text[a:b], spoken=True) for a, b in spans]
-    assert shown == ["So we should build the remote with fewer buttons.", "The budget is twelve euros and fifty cents.",
+    assert shown == ["We should build the remote with fewer buttons.", "The budget is twelve euros and fifty cents.",
                      "Yeah."]
     assert text[spans[0][0]:].startswith("So um we") and text[:spans[0][1]].endswith("with fewer buttons.")
     # each sentence's time is that of the cue it begins in
@@ -252,7 +277,7 @@ def test_a_stutter_is_a_lowercase_fragment_not_a_word(said):
     from lsgtool.documents.prose import readable
 
     assert readable(said, spoken=True) == said
-    assert readable("So we b build it.", spoken=True) == "So we build it."
+    assert readable("The team b build it.", spoken=True) == "The team build it."
 
 
 def test_a_voice_tag_is_read_in_linear_time():
@@ -288,3 +313,49 @@ def test_a_caption_file_without_cues_is_refused_and_one_without_a_header_is_read
         read(tmp_path / "empty.vtt")
     (tmp_path / "bare.vtt").write_text("00:00:01.000 --> 00:00:02.000\nHello there.\n")
     assert read(tmp_path / "bare.vtt").reading == "captions"
+
+
+TABLES = """The results follow in the table below.
+
+Encoder | Complexity per layer
+---|---
+Transformer (full) | quadratic
+LOCOST | log-linear
+
+arXiv | PubMed | BookSum
+Model | R-1 | R-2
+
+Models\tParameters
+PRIMERA [38]\t447M
+Classification\t\t\t
+
+$$qk' = \\cos(\\theta) \\|q\\| \\|k\\|$$
+
+Use `a || b` or `c || d` to join the two checks.
+The second line of that paragraph has `x || y` too.
+"""
+
+
+def test_tables_and_formulas_of_pdf_and_markdown_text_are_not_prose():
+    shown = [readable(TABLES[a:b]) for a, b in prose_sentences(TABLES)]
+    assert shown == ["The results follow in the table below.", "Use a || b or c || d to join the two checks.",
+                     "The second line of that paragraph has x || y too."]  # pipes in inline code are words
+
+
+def test_headings_are_where_markdown_and_plain_text_sections_begin_and_code_has_none():
+    from lsgtool.documents.prose import headings
+
+    markdown = "# Title\n\nText here.\n\n```sh\n# a comment in code\nls\n```\n\nOverview\n========\n\nMore text.\n"
+    assert [markdown[a:].split("\n", 1)[0] for a in headings(markdown)] == ["# Title", "Overview"]
+    assert [PAPER[a:].split("\n", 1)[0] for a in headings(PAPER)] == [
+        "LOCOST: State-Space Models for Long Document Summarization", "1 Introduction",
+        "2.1 Sparse attention and its limits"]
+    assert headings("Alice: We begin.\nBob: # not a heading\nAlice: Fine.\n") == []  # a transcript has none
+
+
+def test_a_quotes_next_lines_go_on_with_its_sentence():
+    text = ("* `RefCell`, which checks borrows at run time.\n\n  > Note: the prefix would be replaced if this RFC is\n"
+            "  > accepted.\n\n> One quote.\n\n> Another quote here.\n")
+    assert [readable(text[a:b]) for a, b in prose_sentences(text)] == [
+        "RefCell, which checks borrows at run time.", "Note: the prefix would be replaced if this RFC is accepted.",
+        "One quote.", "Another quote here."]

@@ -165,3 +165,22 @@ def test_a_scorer_with_an_abstractive_model_is_refused_before_loading(runner, ap
                                  "--scorer", "rule"])
     assert result.exit_code == 2 and "--scorer rule scores sentences to pick" in result.output
     assert "Hint:" in result.output
+
+
+def test_a_plain_text_papers_numbered_headings_begin_the_scorers_sections():
+    """The scorer's sections are documents.prose.headings': a paper as plain text has them too (its features once
+    knew Markdown's alone, and a '# comment' in a code block began a section)."""
+    import torch
+
+    from lsgtool.documents.prose import prose_sentences
+    from lsgtool.summarize.scorer import _sections
+
+    text = ("A Study of Things\n\n1 Introduction\nWe study things. Things matter.\n\n2 Method\nWe count things. "
+            "We count them twice. Then we stop.\n\n3 Results\nThe counts agree.\n")
+    spans = prose_sentences(text)
+    e = torch.nn.functional.normalize(torch.randn(len(spans), 8), dim=1)
+    first, place, _, _ = _sections(text, spans, e, e.mean(0), spoken=False)
+    opening = [text[a:b] for (a, b), f in zip(spans, first.tolist()) if f == 1]
+    assert opening == ["We study things.", "We count things.", "The counts agree."]
+    assert sorted(set(place.tolist())) == pytest.approx([0, 1 / 3, 2 / 3])
+    assert (_sections(text, spans, e, e.mean(0), spoken=True)[0] == torch.exp(-torch.arange(len(spans)))).all()
