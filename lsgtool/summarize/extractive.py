@@ -12,6 +12,7 @@ The packaged all-MiniLM-L6-v2 (preset ``minilm``) is the embedded default.
 
 from __future__ import annotations
 
+import re
 import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -44,6 +45,16 @@ TITLE_WEIGHT, LEXICAL_WEIGHT = 0.6, 0.3
 # meetings (benchmarks/quality.py, tuning part), R-1/R-2 26.0/3.3 -> 28.3/5.3. Prose keeps the centroid of all its
 # sentences (measured without SUBSTANCE: stories 40.1 either way, RFCs 33.7 against 33.2 for the eligible's).
 SPOKEN_OPENING, SPOKEN_DECAY = 0.5, 20.0
+
+
+# A sentence in capitals ("ONE NIGHT ONLY DOCTOR UNIVERSE ...": a sign, a banner, a heading, a licence's
+# disclaimer) is not picked: more than this share of its letters are capitals, unless the whole text's are
+SHOUTED = 0.8
+
+
+def _capitals(sentence: str) -> tuple[int, int]:
+    """(capital letters, letters) of ``sentence``."""
+    return sum(map(str.isupper, sentence)), sum(map(str.isalpha, sentence))
 
 
 @dataclass
@@ -222,7 +233,7 @@ class Extractive:
 
     def read(self, text: str, transcript: bool | None = None) -> Read | None:
         """The document as a summary reads it (every window; None: no sentence), for ``features``."""
-        spans, lengths = self.spans(text, None, None, transcript)
+        spans, lengths, _ = self.spans(text, None, None, transcript)
         if not spans:
             return None
         sentences, eligible = self.sentences(text, spans, transcript)
@@ -233,7 +244,10 @@ class Extractive:
         """The sentences at ``spans`` as the summary shows them (text, not markup), and which may be picked."""
         spoken = bool(turns(text, transcript))
         sentences = [readable(text[a:b], spoken) for a, b in spans]
-        return sentences, [MIN_WORDS <= len(s.split()) <= MAX_WORDS and substance(s) >= SUBSTANCE for s in sentences]
+        capitals = [_capitals(s) for s in sentences]
+        shouting = sum(c for c, _ in capitals) > SHOUTED * max(1, sum(n for _, n in capitals))  # a text in capitals
+        return sentences, [MIN_WORDS <= len(s.split()) <= MAX_WORDS and substance(s) >= SUBSTANCE
+                           and (shouting or c <= SHOUTED * n) for s, (c, n) in zip(sentences, capitals)]
 
     def features(self, read: Read, titled: bool = True,
                  context: tuple[torch.Tensor, torch.Tensor | None] | None = None) -> torch.Tensor:
@@ -246,24 +260,26 @@ class Extractive:
                         bool(turns(read.text, read.transcript)))
 
     def spans(self, text: str, budget: int | None = None, units: list[tuple[int, int]] | None = None,
-              transcript: bool | None = None) -> tuple[list[tuple[int, int]], list[int]]:
-        """Sentence spans (``units`` when given) and their tokens; a sentence longer than the ``budget`` (default:
-        the summariser's) or a window is cut at word, else token boundaries, so each piece can be picked and
-        encoded whole."""
+              transcript: bool | None = None) -> tuple[list[tuple[int, int]], list[int], frozenset[int]]:
+        """Sentence spans (``units`` when given), their tokens, and which of them are pieces of a sentence: one
+        longer than the ``budget`` (default: the summariser's) or a window is cut at word, else token boundaries, so
+        each piece can be picked and encoded whole."""
         from lsgtool.summarize.windows import token_runs
 
         spans = [(a, b) for a, b in (prose_units(text, transcript) if units is None else units) if text[a:b].strip()]
         lengths = self.count([" ".join(text[a:b].split()) for a, b in spans])
         longest = max(1, min(self.budget if budget is None else budget, self.room))
         if all(n <= longest for n in lengths):
-            return spans, lengths
-        cut, cut_lengths = [], []
+            return spans, lengths, frozenset()
+        cut, cut_lengths, pieces = [], [], set()
         for (a, b), n in zip(spans, lengths):
             runs = [(a, b)] if n <= longest else token_runs(text, a, b, self.count, longest)
+            if runs != [(a, b)]:
+                pieces.update(range(len(cut), len(cut) + len(runs)))
             cut += runs
             cut_lengths += [n] if len(runs) == 1 and runs[0] == (a, b) else \
                 self.count([" ".join(text[c:d].split()) for c, d in runs])  # only the pieces are counted anew
-        return cut, cut_lengths
+        return cut, cut_lengths, frozenset(pieces)
 
     def summarize(self, text: str, progress: Progress | None = None, overflow: str = "auto", budget: int | None = None,
                   count: int | None = None, query: torch.Tensor | None = None, apart: bool = False,
@@ -282,7 +298,7 @@ class Extractive:
         the summary shows neither)."""
         progress = progress or Progress()
         start = time.perf_counter()
-        spans, lengths = self.spans(text, None if count else budget, units, transcript)
+        spans, lengths, pieces = self.spans(text, None if count else budget, units, transcript)
         if not spans:
             return Picked("", 0, 0, [], 0.0, 0)
         total, groups = sum(lengths), self._groups(lengths)
@@ -316,12 +332,26 @@ class Extractive:
             [len(s.split()) + len(((turn and turn.speaker) or "").split()) for s, turn in zip(sentences, said)]
         picked = self.pick(embeddings, sizes, eligible, score, budget if words is None else words, count,
                            nearest=words is not None)
-        texts = [sentences[i] for i in picked]
+        texts = [_marked(sentences, i, pieces) for i in picked]
         relevance = None if similarity is None else float(similarity.max())
         summary, starts = labelled(texts, [said[i] and said[i].speaker for i in picked])
         return Picked(summary, total, len(sentences), picked, time.perf_counter() - start,
                       len(self._groups(lengths, firsts)), sum(lengths), [spans[i] for i in picked], texts, relevance,
                       starts)
+
+
+ENDS = re.compile(r"[.!?…][\"'”’)\]]*$")  # how a sentence ends
+
+
+def _marked(sentences: list[str], i: int, pieces: frozenset[int]) -> str:
+    """The ``i``-th sentence as the summary shows it: a piece of a sentence longer than the budget (``pieces``)
+    with "…" where it was cut, after it and before the piece that goes on with it."""
+    text = sentences[i]
+    if i not in pieces or not text:
+        return text
+    if i - 1 in pieces and not ENDS.search(sentences[i - 1]):
+        text = "…" + text
+    return text if ENDS.search(text) else text + "…"
 
 
 def labelled(texts: list[str], speakers: list[str | None]) -> tuple[str, list[int]]:

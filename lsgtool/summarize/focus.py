@@ -137,7 +137,7 @@ class Relevance:
             whole, scored = self.document
             if whole[offset:offset + len(text)] == text:
                 return scored.within(offset, offset + len(text))
-        spans, lengths = self.encoder.spans(text)
+        spans, lengths, _ = self.encoder.spans(text)
         firsts = paragraph_firsts(text, spans) if apart else frozenset()
         scored = Scored(spans, self.encoder.embed(text, spans, lengths, progress or Progress(), firsts) @ self.query
                         if spans else torch.zeros(0))

@@ -125,6 +125,27 @@ def test_generation_stops_after_the_sentences_asked_for(models):
     assert _first_sentences("One here. Two here. Three", 2) == "One here. Two here."
 
 
+def test_a_piece_of_a_sentence_longer_than_the_length_is_marked_where_it_was_cut(runner, app, tmp_path):
+    """A sentence longer than the budget is cut into pieces that can be picked; the summary shows where a piece
+    was cut ("…"), so a reader does not take it for a whole sentence."""
+    from lsgtool.summarize.extractive import _marked
+
+    long = ("The river floods the valley every spring when the snow on the hills melts and the water runs down "
+            "through the forest and the fields into the river, which rises over its banks and covers the roads, "
+            "the farms and the lower streets of the town for weeks.")
+    doc = tmp_path / "valley.txt"
+    doc.write_text(long + "\n")
+    record = _json(runner, app, [str(doc), "--length", "12w"])
+    (sentence,) = record["sentences"]
+    source = sentence["sources"][0]
+    shown = sentence["text"].strip("…")
+    assert sentence["text"] != shown and shown in long and doc.read_text()[source["start"]:source["end"]] in long
+    assert 0 < len(shown.split()) <= 12 + 6, record["summary"]
+    pieces = ["The river floods the valley", "every spring when the snow melts.", "Then it stops."]
+    assert [_marked(pieces, i, frozenset({0, 1})) for i in range(3)] == [
+        "The river floods the valley…", "…every spring when the snow melts.", "Then it stops."]
+
+
 @pytest.mark.parametrize("args, flag", [
     (["--focus", ""], "--focus"), (["--focus", "   "], "--focus"), (["--length", "0%"], "--length 0%"),
     (["--length", "150%"], "--length 150%"), (["--length", "many"], "--length"), (["--length", "2.5w"], "--length"),

