@@ -444,8 +444,10 @@ def _rank(doc: Document, relevance, progress: Progress) -> tuple[list[int], list
 
 def _empty(doc: Document, summarizer, overflow: str, per_chapter: bool) -> DocumentSummary:
     settings = summarizer.generation.to_dict() if summarizer.generation else dict(summarizer.settings)
+    dtype = getattr(summarizer, "dtype", None)  # the precision it runs in, where the run layer stated it
     return DocumentSummary(doc, summarizer.method, summarizer.name, Summary("", "", 0, 0, 0),
-                           settings={**settings, "overflow": overflow, "per_chapter": per_chapter})
+                           settings={**settings, "overflow": overflow, "per_chapter": per_chapter,
+                                     **({"dtype": dtype} if dtype else {})})
 
 
 def _noted(result: DocumentSummary, summarizer, progress: Progress) -> DocumentSummary:

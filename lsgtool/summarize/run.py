@@ -297,13 +297,22 @@ def load_summarizer(model: Model, options: SummarizeOptions):
         summarizer.budget_given = options.generation.get("max_new_tokens") is not None
         summarizer.notes += [f"{reason} (the extractive route was chosen for '{model.given}', an encoder)"
                              for reason in _unused_by_extractive(options)]
-        return summarizer
+        return _precision_stated(summarizer, options)
     flags = {k: v for k, v in options.generation.items() if v is not None}
     summarizer = load_abstractive(source, flags, options.tokenizer, options.device, options.dtype,
                                   trust_checkpoint=options.trust_checkpoint)
     if options.max_input_tokens is not None:
         limit = summarizer.limit
         summarizer.limit = options.max_input_tokens if limit is None else min(limit, options.max_input_tokens)
+    return _precision_stated(summarizer, options)
+
+
+def _precision_stated(summarizer, options: SummarizeOptions):
+    """``summarizer`` with the precision it runs in (``dtype``: its weights', or int8), for every record's
+    settings: what --dtype became on this CPU, or the model's own."""
+    weights = next(summarizer.model.parameters(), None)
+    summarizer.dtype = "int8" if options.dtype == "int8" else \
+        str(weights.dtype).removeprefix("torch.") if weights is not None else options.dtype
     return summarizer
 
 

@@ -28,6 +28,7 @@ def test_one_pass_reports_every_token_and_the_settings_used(runner, app, models,
     settings = record["settings"]
     assert settings["max_new_tokens"] == 6 and settings["sources"]["max_new_tokens"] == "flag --max-new-tokens"
     assert settings["num_beams"] == 5 and settings["sources"]["num_beams"].startswith("LSG paper")
+    assert settings["dtype"] == "float32"  # the precision it ran in
     assert record["memory_estimate"]["tokens"] == record["encoded_tokens"]
 
 

@@ -325,8 +325,10 @@ def test_bfloat16_on_a_cpu_without_its_instructions_is_said_and_runs_in_float32(
     result = runner.invoke(app, ["summarize", str(docs(n=1) / "doc0.txt"), "--model", str(models / "bart"), *GEN,
                                  "--dtype", "bfloat16", "--json"])
     assert result.exit_code == 0, result.output
-    said = any("none of avx512_bf16, amx_bf16" in n for n in json.loads(result.stdout)["notes"])  # in the record
+    record = json.loads(result.stdout)
+    said = any("none of avx512_bf16, amx_bf16" in n for n in record["notes"])  # in the record
     assert said is not bool(instructions) and asked == ["bfloat16" if instructions else "float32"]
+    assert record["settings"]["dtype"] == asked[0]  # the precision it ran in, stated
 
 
 @pytest.mark.parametrize("instructions", [{}, {"avx512_vnni": True}], ids=["none", "avx512-vnni"])
@@ -341,8 +343,10 @@ def test_int8_runs_where_the_cpu_multiplies_int8_and_is_said_and_float32_where_n
     result = runner.invoke(app, ["summarize", str(docs(n=1) / "doc0.txt"), "--model", str(models / "locost"), *GEN,
                                  "--dtype", "int8", "--json"])
     assert result.exit_code == 0, result.output
-    said = any("none of avx512_vnni, avx_vnni, amx_int8" in n for n in json.loads(result.stdout)["notes"])
+    record = json.loads(result.stdout)
+    said = any("none of avx512_vnni, avx_vnni, amx_int8" in n for n in record["notes"])
     assert said is not bool(instructions) and len(quantized) == bool(instructions)
+    assert record["settings"]["dtype"] == ("int8" if instructions else "float32")
 
 
 def test_int8_without_torchao_is_refused_before_anything_loads(runner, app, models, docs, monkeypatch):
