@@ -38,6 +38,7 @@ SETEXT = re.compile(r" {0,3}(?:=+|-+)\s*$")
 RULE = re.compile(r" {0,3}([-*_])(?:\s*\1){2,}\s*$")
 TABLE = re.compile(r"\s*\|")
 INLINE_CODE = re.compile(r"`[^`]*`")
+QUOTE_MARKS = re.compile(r"^\s*(?:>\s?)+")
 MATH = re.compile(r"\s*\$\$.*\$\$\s*$")  # a displayed formula on a line of its own
 # a table's delimiter row without the outer pipes (``a | b`` over ``---|---``): it, the row above it and the rows
 # with a pipe after it are a table
@@ -263,14 +264,16 @@ def _structure(text: str) -> tuple[tuple[tuple[int, int], ...], tuple[int, ...]]
             close()
             fence, blank_before = opening.group(1)[0] * 3, False
             continue
-        if not stripped:
+        if not stripped or QUOTE.match(line) and not QUOTE_MARKS.sub("", line).strip():  # blank, or a bare ">"
             close()
             blank_before = True
             continue
         heading_next = (not current and len(stripped) <= 80 and i + 1 < len(lines)
                         and SETEXT.match(lines[i + 1][2]) is not None)  # a heading underlined on the next line
+        indented = len(line) - len(line.lstrip(" ")) >= 4 or line.startswith("\t")
+        in_code = indented and (code or blank_before and not in_item)  # an indented code block's line
         if (heading_next or SETEXT.match(line) or ATX.match(line) or RULE.match(line) or TABLE.match(line)
-                or i in table or _tab_row(line) or MATH.match(line) or DEFINITION.match(line) or HTML.match(line)
+                or not in_code and (i in table or MATH.match(line)) or DEFINITION.match(line) or HTML.match(line)
                 or DIRECTIVE.match(line)):
             close()
             if heading_next or ATX.match(line):
@@ -283,13 +286,14 @@ def _structure(text: str) -> tuple[tuple[tuple[int, int], ...], tuple[int, ...]]
             heads.append(start)
             blank_before, heading = False, True
             continue
-        indented = len(line) - len(line.lstrip(" ")) >= 4 or line.startswith("\t")
-        code = indented and (code or blank_before and not in_item)  # an indented code block, until a line is not
+        code = in_code  # an indented code block, until a line is not
         if code:
             blank_before = False
             continue
-        # a list item, or a quote's first line (its next lines go on with it: "> Note: the prefix would be\n> ...")
-        item = ITEM.match(line) or QUOTE.match(line) and not (current and i and QUOTE.match(lines[i - 1][2]))
+        # a list item, or a quote's first line (its next lines of words go on with it: "> Note: the prefix would
+        # be\n> accepted."; not a quoted list's item, nor what follows a bare ">" between quoted paragraphs)
+        item = ITEM.match(line) or QUOTE.match(line) and not (current and i and _quoted_words(lines[i - 1][2])
+                                                            and _quoted_words(line))
         if item:
             close()
             in_item = bool(item) or (in_item and indented)
@@ -304,29 +308,44 @@ def _structure(text: str) -> tuple[tuple[tuple[int, int], ...], tuple[int, ...]]
     return tuple((a, b) for a, b in found if text[a:b].strip()), tuple(heads)
 
 
-def _tab_row(line: str) -> bool:
-    """Whether ``line`` is a table's row as PDF text writes one: a tab after its first cell."""
-    return "\t" in line.lstrip()
+def _quoted_words(line: str) -> bool:
+    """Whether a quoted ``line`` holds words that go on a sentence: not empty, not a list item."""
+    rest = QUOTE_MARKS.sub("", line)
+    return bool(rest.strip()) and not ITEM.match(rest)
 
 
 def _table_rows(lines: list[tuple[int, int, str]]) -> set[int]:
     """The indices of the ``lines`` that are rows of a table whose rows need not begin with a pipe: a delimiter row
-    (``DELIMITER``), the header row above it and the rows with a pipe after it; and two lines or more in a row
-    with two pipes each, outside inline code."""
+    (``DELIMITER``), the header row above it and the rows with a pipe after it; two lines or more in a row with
+    two pipes each, outside inline code; and PDF text's rows, cells apart by tabs: a tab after the first cell, on
+    two lines or more in a row or twice on the line (not a list item's "1.<tab>", nor one tab in prose)."""
     rows: set[int] = set()
     piped = [len(line) < 2000 and INLINE_CODE.sub("", line).count("|") >= 2 for _, _, line in lines]
+    tabbed = [_tabs(line) for _, _, line in lines]
+    reach = 0  # the rows after a delimiter are read once: a text of delimiters stays linear
     for i, (_, _, line) in enumerate(lines):
-        if piped[i] and (i and piped[i - 1] or i + 1 < len(lines) and piped[i + 1]):
+        near = (i and piped[i - 1]) or (i + 1 < len(lines) and piped[i + 1])
+        if piped[i] and near or tabbed[i] > 1 or tabbed[i] and (
+                (i and tabbed[i - 1]) or (i + 1 < len(lines) and tabbed[i + 1])):
             rows.add(i)
         if "|" in line and len(line) < 2000 and DELIMITER.match(line):
             rows.add(i)
             if i and "|" in lines[i - 1][2]:
                 rows.add(i - 1)
-            j = i + 1
+            j = max(i + 1, reach)
             while j < len(lines) and "|" in lines[j][2] and lines[j][2].strip():
                 rows.add(j)
                 j += 1
+            reach = j
     return rows
+
+
+def _tabs(line: str) -> int:
+    """The tabs between the cells of ``line`` (none before its first cell; a list item's marker is no cell)."""
+    body = line.strip()
+    if not body or ITEM.match(line):
+        return 0
+    return len(re.findall(r"\S\t+", body)) + (1 if line.rstrip(" ").endswith("\t") and "\t" not in body else 0)
 
 
 def prose_sentences(text: str, transcript: bool | None = None) -> list[tuple[int, int]]:
@@ -373,16 +392,19 @@ INLINE = [
 MARKER = re.compile(r"^\s*(?:>\s*)*(?:(?:[-*+•]|\(?\d{1,3}[.)]|\(?[a-z][.)])\s+)?")
 
 
-def readable(span: str, spoken: bool = False) -> str:
+def readable(span: str, spoken: bool = False, unlink: bool = True) -> str:
     """``span`` (a sentence's text) as a summary shows it: markup removed, whitespace collapsed. ``spoken``: a
     sentence of a transcript or captions: the labels, cue numbers and timings inside it, caption tags, fillers
-    and repeated words left out."""
+    and repeated words left out; ``unlink``: the words that open it only to link it to the sentence before left
+    out (``unlinked``; not for a piece that goes on a sentence cut before it)."""
     if spoken:
-        return unlinked(_spoken(span))
-    text = " ".join(MARKER.sub("", line) for line in span.splitlines())
-    for pattern, replacement in INLINE:
-        text = pattern.sub(replacement, text)
-    return unlinked(" ".join(text.split()))
+        text = _spoken(span)
+    else:
+        text = " ".join(MARKER.sub("", line) for line in span.splitlines())
+        for pattern, replacement in INLINE:
+            text = pattern.sub(replacement, text)
+        text = " ".join(text.split())
+    return unlinked(text) if unlink else text
 
 
 # words that open a sentence only to tie it to the one before ("However, ...", "And the ...") or to take a turn in

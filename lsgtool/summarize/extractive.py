@@ -5,14 +5,14 @@ sentence's embedding is the mean of its tokens' states, sentences are scored by 
 document's centroid (centroid-based centrality), plus their cosine to the document's title when it has one and
 their lexical centrality (``document_boost``), blended with a learned scorer's score (``summarize.scorer``: the
 packaged one with the packaged encoder), and picked by maximal marginal relevance (MMR: score minus
-``diversity`` times the highest similarity to what is already picked) up to a token budget, then given back
+``diversity`` times the highest similarity to what is already picked) up to a token budget (a length asked in
+words: the words shown, as near as whole sentences allow), then given back
 in document order. Sentences come from the text's prose and are shown without markup (``documents.prose``).
 The packaged all-MiniLM-L6-v2 (preset ``minilm``) is the embedded default.
 """
 
 from __future__ import annotations
 
-import re
 import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -168,10 +168,13 @@ class Extractive:
         """MMR over each sentence's ``score`` up to the ``budget`` (in the unit of ``lengths``: tokens, or words) or
         ``count`` sentences, never past it, or (``nearest``) as near to it as whole sentences allow: the best
         sentence that passes it by less than the picks fall short of it ends them; at least one sentence (the best
-        that fits, eligible or not); indices in document order."""
+        that fits; where no eligible one fits, with ``nearest`` the best eligible one nearer the budget than
+        nothing, else the best that fits, else the shortest); indices in document order."""
         budget = self.budget if budget is None and count is None else budget or 10**12
         fitting = [i for i in range(len(lengths)) if lengths[i] <= budget]
-        candidates = [i for i in fitting if eligible[i]] or fitting or [min(range(len(lengths)), key=lengths.__getitem__)]
+        near = [i for i in range(len(lengths)) if eligible[i] and lengths[i] < 2 * budget] if nearest else []
+        candidates = [i for i in fitting if eligible[i]] or near or fitting or \
+            [min(range(len(lengths)), key=lengths.__getitem__)]
         picked: list[int] = []
         used = 0
         best_similarity = torch.full((len(lengths),), -1.0)
@@ -233,17 +236,19 @@ class Extractive:
 
     def read(self, text: str, transcript: bool | None = None) -> Read | None:
         """The document as a summary reads it (every window; None: no sentence), for ``features``."""
-        spans, lengths, _ = self.spans(text, None, None, transcript)
+        spans, lengths, cuts = self.spans(text, None, None, transcript)
         if not spans:
             return None
-        sentences, eligible = self.sentences(text, spans, transcript)
+        sentences, eligible = self.sentences(text, spans, transcript, cuts)
         return Read(text, spans, sentences, self.embed(text, spans, lengths, Progress()), eligible, transcript)
 
-    def sentences(self, text: str, spans: list[tuple[int, int]],
-                  transcript: bool | None = None) -> tuple[list[str], list[bool]]:
-        """The sentences at ``spans`` as the summary shows them (text, not markup), and which may be picked."""
+    def sentences(self, text: str, spans: list[tuple[int, int]], transcript: bool | None = None,
+                  cuts: dict[int, tuple[bool, bool]] | None = None) -> tuple[list[str], list[bool]]:
+        """The sentences at ``spans`` as the summary shows them (text, not markup), and which may be picked;
+        ``cuts``: ``spans()``' pieces (a piece that goes on a sentence keeps its first words)."""
         spoken = bool(turns(text, transcript))
-        sentences = [readable(text[a:b], spoken) for a, b in spans]
+        cuts = cuts or {}
+        sentences = [readable(text[a:b], spoken, not cuts.get(i, (False,))[0]) for i, (a, b) in enumerate(spans)]
         capitals = [_capitals(s) for s in sentences]
         shouting = sum(c for c, _ in capitals) > SHOUTED * max(1, sum(n for _, n in capitals))  # a text in capitals
         return sentences, [MIN_WORDS <= len(s.split()) <= MAX_WORDS and substance(s) >= SUBSTANCE
@@ -260,26 +265,26 @@ class Extractive:
                         bool(turns(read.text, read.transcript)))
 
     def spans(self, text: str, budget: int | None = None, units: list[tuple[int, int]] | None = None,
-              transcript: bool | None = None) -> tuple[list[tuple[int, int]], list[int], frozenset[int]]:
-        """Sentence spans (``units`` when given), their tokens, and which of them are pieces of a sentence: one
-        longer than the ``budget`` (default: the summariser's) or a window is cut at word, else token boundaries, so
-        each piece can be picked and encoded whole."""
+              transcript: bool | None = None) -> tuple[list[tuple[int, int]], list[int], dict[int, tuple[bool, bool]]]:
+        """Sentence spans (``units`` when given), their tokens, and the pieces of a sentence among them (index ->
+        whether it was cut before it, after it): a sentence longer than the ``budget`` (default: the summariser's)
+        or a window is cut at word, else token boundaries, so each piece can be picked and encoded whole."""
         from lsgtool.summarize.windows import token_runs
 
         spans = [(a, b) for a, b in (prose_units(text, transcript) if units is None else units) if text[a:b].strip()]
         lengths = self.count([" ".join(text[a:b].split()) for a, b in spans])
         longest = max(1, min(self.budget if budget is None else budget, self.room))
         if all(n <= longest for n in lengths):
-            return spans, lengths, frozenset()
-        cut, cut_lengths, pieces = [], [], set()
+            return spans, lengths, {}
+        cut, cut_lengths, pieces = [], [], {}
         for (a, b), n in zip(spans, lengths):
             runs = [(a, b)] if n <= longest else token_runs(text, a, b, self.count, longest)
             if runs != [(a, b)]:
-                pieces.update(range(len(cut), len(cut) + len(runs)))
+                pieces.update({len(cut) + k: (k > 0, k < len(runs) - 1) for k in range(len(runs))})
             cut += runs
             cut_lengths += [n] if len(runs) == 1 and runs[0] == (a, b) else \
                 self.count([" ".join(text[c:d].split()) for c, d in runs])  # only the pieces are counted anew
-        return cut, cut_lengths, frozenset(pieces)
+        return cut, cut_lengths, pieces
 
     def summarize(self, text: str, progress: Progress | None = None, overflow: str = "auto", budget: int | None = None,
                   count: int | None = None, query: torch.Tensor | None = None, apart: bool = False,
@@ -310,7 +315,7 @@ class Extractive:
             progress.note(f"truncated to the first {sum(lengths):,} of {total:,} tokens (one window of the encoder): "
                           f"{total - sum(lengths):,} dropped")
         spoken = bool(turns(text, transcript))
-        sentences, eligible = self.sentences(text, spans, transcript)
+        sentences, eligible = self.sentences(text, spans, transcript, pieces)
         firsts = paragraph_firsts(text, spans) if apart else frozenset()
         embeddings = self.embed(text, spans, lengths, progress, firsts)
         # the document's own salience (the learned scorer's, blended with the rule's; else the rule's)
@@ -332,7 +337,7 @@ class Extractive:
             [len(s.split()) + len(((turn and turn.speaker) or "").split()) for s, turn in zip(sentences, said)]
         picked = self.pick(embeddings, sizes, eligible, score, budget if words is None else words, count,
                            nearest=words is not None)
-        texts = [_marked(sentences, i, pieces) for i in picked]
+        texts = [_marked(sentences[i], pieces.get(i), i - 1 in picked, i + 1 in picked) for i in picked]
         relevance = None if similarity is None else float(similarity.max())
         summary, starts = labelled(texts, [said[i] and said[i].speaker for i in picked])
         return Picked(summary, total, len(sentences), picked, time.perf_counter() - start,
@@ -340,18 +345,13 @@ class Extractive:
                       starts)
 
 
-ENDS = re.compile(r"[.!?…][\"'”’)\]]*$")  # how a sentence ends
-
-
-def _marked(sentences: list[str], i: int, pieces: frozenset[int]) -> str:
-    """The ``i``-th sentence as the summary shows it: a piece of a sentence longer than the budget (``pieces``)
-    with "…" where it was cut, after it and before the piece that goes on with it."""
-    text = sentences[i]
-    if i not in pieces or not text:
-        return text
-    if i - 1 in pieces and not ENDS.search(sentences[i - 1]):
-        text = "…" + text
-    return text if ENDS.search(text) else text + "…"
+def _marked(sentence: str, cut: tuple[bool, bool] | None, before: bool, after: bool) -> str:
+    """A sentence as the summary shows it: a piece of a sentence longer than the budget (``cut``: cut before it,
+    after it) with "…" where it was cut, unless the piece on that side is picked too (``before``, ``after``: then
+    the two read on as the sentence does)."""
+    if cut is None or not sentence:
+        return sentence
+    return ("…" if cut[0] and not before else "") + sentence + ("…" if cut[1] and not after else "")
 
 
 def labelled(texts: list[str], speakers: list[str | None]) -> tuple[str, list[int]]:

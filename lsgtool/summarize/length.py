@@ -1,7 +1,7 @@
 """Summary length as a reader asks for it: a share of the text (``5%``), words (``300w``) or sentences (``12``).
 
-A share or a word count becomes a token budget through the text's own tokens per word; the record states the
-budget used in tokens and in words. ``--sentences N`` stops generation after the N-th sentence (with a token
+A share or a word count becomes a token budget through the text's own tokens per word (what a generator is given;
+an extractive summary counts the words it shows instead); the record states the budget in tokens and in words. ``--sentences N`` stops generation after the N-th sentence (with a token
 budget of twice the text's mean sentence length per sentence) and picks N sentences in extractive summaries.
 """
 

@@ -359,3 +359,12 @@ def test_a_quotes_next_lines_go_on_with_its_sentence():
     assert [readable(text[a:b]) for a, b in prose_sentences(text)] == [
         "RefCell, which checks borrows at run time.", "Note: the prefix would be replaced if this RFC is accepted.",
         "One quote.", "Another quote here."]
+
+
+def test_one_tab_in_prose_a_numbered_paragraph_a_quoted_list_and_indented_code_keep_what_they_are():
+    text = ("1.\tThe applicant was born in 1970 in Lyon.\n\nHAMLET.\tTo be, or not to be, that is the question.\n\n"
+            "> - the first option is to keep it\n> - the second option is to drop it\n>\n> Both have costs.\n\n"
+            "Run the suite:\n\n    make test\t# all of it\n    echo all tests passed here\n")
+    assert [readable(text[a:b]) for a, b in prose_sentences(text)] == [
+        "The applicant was born in 1970 in Lyon.", "HAMLET.", "To be, or not to be, that is the question.",
+        "the first option is to keep it", "the second option is to drop it", "Both have costs.", "Run the suite:"]

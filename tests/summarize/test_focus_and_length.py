@@ -128,6 +128,7 @@ def test_generation_stops_after_the_sentences_asked_for(models):
 def test_a_piece_of_a_sentence_longer_than_the_length_is_marked_where_it_was_cut(runner, app, tmp_path):
     """A sentence longer than the budget is cut into pieces that can be picked; the summary shows where a piece
     was cut ("…"), so a reader does not take it for a whole sentence."""
+    from lsgtool.documents.prose import readable
     from lsgtool.summarize.extractive import _marked
 
     long = ("The river floods the valley every spring when the snow on the hills melts and the water runs down "
@@ -139,11 +140,28 @@ def test_a_piece_of_a_sentence_longer_than_the_length_is_marked_where_it_was_cut
     (sentence,) = record["sentences"]
     source = sentence["sources"][0]
     shown = sentence["text"].strip("…")
-    assert sentence["text"] != shown and shown in long and doc.read_text()[source["start"]:source["end"]] in long
+    span = doc.read_text()[source["start"]:source["end"]]
+    assert sentence["text"] != shown and shown in long and readable(span, unlink=False) == shown
     assert 0 < len(shown.split()) <= 12 + 6, record["summary"]
-    pieces = ["The river floods the valley", "every spring when the snow melts.", "Then it stops."]
-    assert [_marked(pieces, i, frozenset({0, 1})) for i in range(3)] == [
-        "The river floods the valley…", "…every spring when the snow melts.", "Then it stops."]
+    # first, middle and last pieces; a piece whose neighbour is picked too reads on into it; a whole sentence
+    assert [_marked("The river floods", (False, True), False, False), _marked("and the water", (True, True), False,
+            False), _marked("for weeks", (True, False), False, False), _marked("The river floods", (False, True),
+            False, True), _marked("Then it stops.", None, False, False)] == [
+        "The river floods…", "…and the water…", "…for weeks", "The river floods", "Then it stops."]
+    assert readable("and the water runs down", unlink=False) == "and the water runs down"  # a piece goes on
+
+
+def test_a_word_length_no_sentence_fits_picks_the_best_sentence_nearest_not_a_fragment():
+    """Asked in words, where no eligible sentence fits the words: the best eligible one that passes them by less
+    than they are (nearer than nothing), not the short ineligible fragment ("Run this:") that fits."""
+    import torch
+
+    from lsgtool.summarize.extractive import Extractive
+
+    picker = Extractive.__new__(Extractive)
+    picker.budget, picker.diversity = 10, 0.3
+    args = torch.eye(4), [2, 13, 14, 15], [False, True, True, True], torch.tensor([0.0, 1.0, 2.0, 0.5]), 10
+    assert picker.pick(*args, nearest=True) == [2] and picker.pick(*args) == [0]
 
 
 @pytest.mark.parametrize("args, flag", [
