@@ -374,15 +374,18 @@ def prose_sentences(text: str, transcript: bool | None = None) -> list[tuple[int
     return found
 
 
+CODE_SPAN = re.compile(r"(`+)(.+?)\1")
+KEPT = re.compile("\ue000(\\d+)\ue001")  # where a code span's text waits while the markup after it is removed
 INLINE = [
     (re.compile(r"!\[([^\]]*)\]\([^)]*\)"), ""),  # an image
     (re.compile(r"\[([^\]]+)\]\((?:[^()]|\([^)]*\))*\)"), r"\1"),  # [text](url)
     (re.compile(r"\[([^\]]+)\]\[[^\]]*\]"), r"\1"),  # [text][ref]
     (re.compile(r"\[\^[^\]]+\]"), ""),  # a footnote marker [^1]
-    (re.compile(r"<(https?://[^>\s]+)>"), r"\1"),
-    (re.compile(r"`([^`\n]+?)`_{1,2}"), r"\1"),  # reStructuredText link `text`_
+    # a reStructuredText link `text`_ or `text <url>`_
+    (re.compile(r"(?<!`)`(?=[^\s`])([^`\n]+?)(?:\s*<[^<>`\n]*>)?`_{1,2}(?!\w)"), r"\1"),
     (re.compile(r":[\w:+-]+:`([^`]+)`"), r"\1"),  # reStructuredText role :func:`name`
-    (re.compile(r"(`+)(.+?)\1"), r"\2"),  # inline code, ``literal``
+    (re.compile(r"<(https?://[^>\s]+)>"), r"\1"),
+    (CODE_SPAN, None),  # inline code, ``literal``: its text kept as written (``readable``)
     (re.compile(r"(\*\*|__)(?=\S)(.+?)(?<=\S)\1"), r"\2"),  # strong
     (re.compile(r"(?<![\w*])\*(?=\S)([^*\n]+?)(?<=\S)\*(?![\w*])"), r"\1"),  # *emphasis*
     (re.compile(r"(?<![\w_])_(?=\S)([^_\n]+?)(?<=\S)_(?![\w_])"), r"\1"),  # _emphasis_
@@ -401,9 +404,15 @@ def readable(span: str, spoken: bool = False, unlink: bool = True) -> str:
         text = _spoken(span)
     else:
         text = " ".join(MARKER.sub("", line) for line in span.splitlines())
+        code: list[str] = []  # the code spans' text: no emphasis inside them (`__init__`, `_private`)
+
+        def keep(match: re.Match) -> str:
+            code.append(match.group(2))
+            return f"\ue000{len(code) - 1}\ue001"
+
         for pattern, replacement in INLINE:
-            text = pattern.sub(replacement, text)
-        text = " ".join(text.split())
+            text = pattern.sub(keep if replacement is None else replacement, text)
+        text = " ".join(KEPT.sub(lambda m: code[int(m.group(1))], text).split())
     return unlinked(text) if unlink else text
 
 

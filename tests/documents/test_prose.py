@@ -77,6 +77,9 @@ def test_a_transcript_reads_each_turn_on_its_own():
     ("See <https://example.org> and [docs][ref].", "See https://example.org and docs."),
     ("It is used in Transformer-XL [7]. [19] propose a masked block.",  # a sentence the splitter did not end:
      "It is used in Transformer-XL. [19] propose a masked block."),  # "[19]" is who proposes
+    # code keeps what it is written with: no emphasis inside it, no link taken across two code spans
+    ("Call `__init__`, ``a `b` c`` and `_catch`, not __bold__.", "Call __init__, a `b` c and _catch, not bold."),
+    ("Read `the guide <https://example.org>`__ and *see `x` here*.", "Read the guide and see x here."),
 ])
 def test_readable_removes_markup_and_keeps_words(raw, shown):
     assert readable(raw) == shown
