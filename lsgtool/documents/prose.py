@@ -234,6 +234,18 @@ def headings(text: str, transcript: bool | None = None) -> list[int]:
     return [] if turns(text, transcript) else list(_structure(text)[1])
 
 
+def heading_texts(text: str, starts: list[int]) -> list[str]:
+    """The words of the headings beginning at ``starts`` (``headings``): their line without ``#`` marks or markup."""
+    found = []
+    for start in starts:
+        end = text.find("\n", start)
+        line = text[start:end if end >= 0 else len(text)]
+        marks = ATX_MARKS.match(line)
+        words = line[marks.end():] if marks else line
+        found.append(readable(re.sub(r"(?:^|\s)#+\s*$", "", words), unlink=False))  # an ATX heading's closing marks
+    return found
+
+
 @lru_cache(maxsize=4)
 def _structure(text: str) -> tuple[tuple[tuple[int, int], ...], tuple[int, ...]]:
     """(the prose blocks, where the headings begin) of a text read as prose."""

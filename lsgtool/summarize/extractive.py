@@ -72,6 +72,11 @@ class Picked:
     starts: list[int] = field(default_factory=list)  # where each of ``texts`` begins in ``text``
 
 
+# what a document says of its sentences besides their own embeddings (``Extractive.context``): their lexical
+# centrality, the title's embedding, the headings' (where each begins, their embeddings)
+Context = tuple[torch.Tensor, "torch.Tensor | None", "tuple[list[int], torch.Tensor] | None"]
+
+
 @dataclass
 class Read:
     """A document's sentences as the summariser reads them: their spans, shown text, embeddings, eligibility."""
@@ -129,15 +134,24 @@ class Extractive:
             used += n
         return groups + ([current] if current else [])
 
-    @torch.no_grad()
     def embed_query(self, text: str) -> torch.Tensor:
         """(E,) unit embedding of a short text (a question): the mean of its token states."""
+        return self.embed_short([text])[0]
+
+    @torch.no_grad()
+    def embed_short(self, texts: list[str], batch_size: int = 32) -> torch.Tensor:
+        """(texts, E) unit embeddings of short texts each read on its own (a question, headings): the mean of each
+        one's token states, ``batch_size`` at a time."""
         device = next(self.model.parameters()).device
-        batch = self.tokenizer(text, truncation=True, max_length=self.window, return_tensors="pt",
-                               return_special_tokens_mask=True)
-        special = batch.pop("special_tokens_mask")[0].bool()
-        states = self.model(**{k: v.to(device) for k, v in batch.items()}).last_hidden_state[0].float().cpu()
-        return F.normalize(states[~special].mean(0) if (~special).any() else states.mean(0), dim=0)
+        out = []
+        for start in range(0, len(texts), batch_size):
+            batch = self.tokenizer(texts[start:start + batch_size], truncation=True, max_length=self.window,
+                                   padding=True, return_tensors="pt", return_special_tokens_mask=True)
+            words = (~batch.pop("special_tokens_mask").bool()) & batch["attention_mask"].bool()
+            states = self.model(**{k: v.to(device) for k, v in batch.items()}).last_hidden_state.float().cpu()
+            words[~words.any(1)] = batch["attention_mask"].bool()[~words.any(1)]  # only special tokens: all of them
+            out.append(F.normalize((states * words[..., None]).sum(1) / words.sum(1, keepdim=True), dim=-1))
+        return torch.cat(out) if out else torch.zeros(0, self.model.config.hidden_size)
 
     @torch.no_grad()
     def embed(self, text: str, spans: list[tuple[int, int]], lengths: list[int], progress: Progress,
@@ -204,7 +218,7 @@ class Extractive:
 
     def document_boost(self, text: str, sentences: list[str], embeddings: torch.Tensor,
                        titled: bool = True, transcript: bool | None = None,
-                       context: tuple[torch.Tensor, torch.Tensor | None] | None = None) -> torch.Tensor:
+                       context: Context | None = None) -> torch.Tensor:
         """What the document adds to each sentence's centroid score: its lexical centrality (``lexical``: the
         words it shares with the rest, which the embedding centroid misses) or, in spoken text, its nearness to the
         opening; and, when the text has a title (``titled``; not joined summaries), its similarity to the title,
@@ -221,12 +235,16 @@ class Extractive:
         return boost if title is None else boost + TITLE_WEIGHT * (embeddings @ title)
 
     def context(self, text: str, sentences: list[str], titled: bool = True,
-                transcript: bool | None = None) -> tuple[torch.Tensor, torch.Tensor | None]:
-        """The sentences' lexical centrality and the title's embedding (None without one): what the rule and a
-        learned scorer both read, computed once for both."""
+                transcript: bool | None = None) -> Context:
+        """The sentences' lexical centrality, the title's embedding (None without one) and the headings' (where
+        each begins, their unit embeddings; None without any): what the rule and a learned scorer read, computed
+        once for both."""
+        from lsgtool.documents.prose import heading_texts, headings
         from lsgtool.summarize.lexical import centrality
 
-        return centrality(sentences), self.title(text, titled, transcript)
+        starts = headings(text, transcript)
+        sections = (starts, self.embed_short(heading_texts(text, starts))) if starts else None
+        return centrality(sentences), self.title(text, titled, transcript), sections
 
     def title(self, text: str, titled: bool = True, transcript: bool | None = None) -> torch.Tensor | None:
         """The unit embedding of the document's title (``documents.prose.title_span``), None without one."""
@@ -254,15 +272,14 @@ class Extractive:
         return sentences, [MIN_WORDS <= len(s.split()) <= MAX_WORDS and substance(s) >= SUBSTANCE
                            and (shouting or c <= SHOUTED * n) for s, (c, n) in zip(sentences, capitals)]
 
-    def features(self, read: Read, titled: bool = True,
-                 context: tuple[torch.Tensor, torch.Tensor | None] | None = None) -> torch.Tensor:
+    def features(self, read: Read, titled: bool = True, context: Context | None = None) -> torch.Tensor:
         """(sentences, features) of what ``read`` holds, as a learned scorer takes them (``summarize.scorer``);
         ``context``: ``context()`` when the caller has it already."""
         from lsgtool.summarize.scorer import features
 
-        lexical, title = context or self.context(read.text, read.sentences, titled, read.transcript)
+        lexical, title, sections = context or self.context(read.text, read.sentences, titled, read.transcript)
         return features(read.text, read.spans, read.sentences, read.embeddings, read.eligible, lexical, title,
-                        bool(turns(read.text, read.transcript)))
+                        bool(turns(read.text, read.transcript)), sections)
 
     def spans(self, text: str, budget: int | None = None, units: list[tuple[int, int]] | None = None,
               transcript: bool | None = None) -> tuple[list[tuple[int, int]], list[int], dict[int, tuple[bool, bool]]]:

@@ -1,6 +1,7 @@
 """A learned sentence scorer for extractive summaries: a small head over what the document says of each sentence
-(``features``: its place, its section, its centrality, its similarity to the title, and the encoder's embedding
-of it), trained on greedy-oracle labels of (document, summary) pairs by ``lsgtool finetune --task extractive``.
+(``features``: its place, its section and the words of that section's heading, its centrality, its similarity to
+the title, and the encoder's embedding of it), trained on greedy-oracle labels of (document, summary) pairs by
+``lsgtool finetune --task extractive``.
 
 The packaged one (``packaged_scorer/``, a few KB) was trained on the tuning part of ``../shared/quality`` (RFCs,
 stories and meetings: ``benchmarks/quality.py --pairs``) over the packaged encoder's embeddings, and is the default
@@ -30,7 +31,8 @@ KIND = "lsgtool-sentence-scorer"
 # refused
 FEATURES = ("centroid", "eligible_centroid", "lexical", "title", "titled", "place", "opening", "early", "first",
             "words", "eligible", "substance", "paragraph_first", "section_first", "section_place", "section_centroid",
-            "section_weight", "opening_similarity", "neighbours", "spoken", "sentences")
+            "section_weight", "opening_similarity", "neighbours", "spoken", "sentences", "headed",
+            "heading_similarity")
 SPOKEN_SHARED = 19  # the first features are also given times ``spoken``: a transcript weighs them its own way
 SCALE = 0.3  # a document's scores, standardised, are scaled to the range of similarities MMR subtracts
 # the rule's score (``Extractive.rule_score``), standardised, is added to the learned one with this weight: chosen by
@@ -42,10 +44,14 @@ NEIGHBOURS = 10
 
 
 def features(text: str, spans: list[tuple[int, int]], sentences: list[str], embeddings: torch.Tensor,
-             eligible: list[bool], lexical: torch.Tensor, title: torch.Tensor | None, spoken: bool) -> torch.Tensor:
+             eligible: list[bool], lexical: torch.Tensor, title: torch.Tensor | None, spoken: bool,
+             sections: tuple[list[int], torch.Tensor] | None = None) -> torch.Tensor:
     """(sentences, features) of the ``sentences`` at ``spans`` of ``text``: ``FEATURES`` (with the first
-    ``SPOKEN_SHARED`` again times ``spoken``), then the unit ``embeddings``. ``lexical``: their lexical centrality
-    (``summarize.lexical``); ``title``: the unit embedding of the document's title, when it has one."""
+    ``SPOKEN_SHARED`` again times ``spoken``), then the unit ``embeddings``, then the unit embedding of the heading
+    each sentence is under (zeros before the first). ``lexical``: their lexical centrality (``summarize.lexical``);
+    ``title``: the unit embedding of the document's title, when it has one; ``sections``: where each heading
+    begins and the unit embeddings of their words, when it has headings (what a section is about: a motivation, an
+    introduction, alternatives, related work)."""
     from lsgtool.documents.prose import substance
     from lsgtool.summarize.extractive import paragraph_firsts
 
@@ -59,6 +65,11 @@ def features(text: str, spans: list[tuple[int, int]], sentences: list[str], embe
     paragraph = torch.zeros(n)
     paragraph[list(paragraph_firsts(text, spans))] = 1
     section_first, section_place, section_centroid, section_weight = _sections(text, spans, e, doc, spoken)
+    heading = torch.zeros_like(e)  # the heading each sentence is under
+    if sections is not None:
+        starts, heads = sections
+        under = torch.tensor([bisect.bisect_right(starts, a) - 1 for a, _ in spans])
+        heading[under >= 0] = heads.float()[under[under >= 0]]
     opening = e @ F.normalize(e[:5].mean(0), dim=0)
     neighbours = _neighbours(e)
     full = lambda value: torch.full((n,), float(value))  # noqa: E731
@@ -67,8 +78,8 @@ def features(text: str, spans: list[tuple[int, int]], sentences: list[str], embe
         place, torch.exp(-20 * place), torch.exp(-5 * place), (torch.arange(n) == 0).float(), torch.log1p(words),
         mask.float(), torch.log1p(torch.tensor([substance(s) for s in sentences], dtype=torch.float)), paragraph,
         section_first, section_place, section_centroid, section_weight, opening, neighbours, full(spoken),
-        full(math.log(n + 1) / 8)], 1)
-    return torch.cat([found, found[:, :SPOKEN_SHARED] * float(spoken), e], 1)
+        full(math.log(n + 1) / 8), heading.any(1).float(), (e * heading).sum(1)], 1)
+    return torch.cat([found, found[:, :SPOKEN_SHARED] * float(spoken), e, heading], 1)
 
 
 def _neighbours(e: torch.Tensor, rows: int = 2048) -> torch.Tensor:
@@ -115,7 +126,7 @@ class Scorer(torch.nn.Module):
     def __init__(self, config: dict):
         super().__init__()
         self.options = dict(config)
-        dim = len(FEATURES) + SPOKEN_SHARED + int(config["embedding_size"])
+        dim = len(FEATURES) + SPOKEN_SHARED + 2 * int(config["embedding_size"])  # the sentence's, its heading's
         hidden = int(config.get("hidden", 0))
         self.head = torch.nn.Sequential(torch.nn.Linear(dim, hidden), torch.nn.GELU(), torch.nn.Linear(hidden, 1)) \
             if hidden else torch.nn.Linear(dim, 1)
@@ -186,11 +197,11 @@ def load_scorer(name: str | None, encoder: str, embedding_size: int, flag: str =
     if not is_scorer(folder):
         raise UsageError(f"{flag} {name} is not a sentence scorer folder (no {CONFIG} of lsgtool's).",
                          f"pass rule, or a folder written by lsgtool finetune --task extractive.")
-    scorer = Scorer.from_pretrained(folder)
-    scorer.options["name"] = str(folder)
-    if scorer.options.get("features") != list(FEATURES):
+    if json.loads((folder / CONFIG).read_text()).get("features") != list(FEATURES):  # before its weights' shapes
         raise UsageError(f"{flag} {name} was trained on other features than this lsgtool computes.",
                          "train it again with this version (lsgtool finetune --task extractive).")
+    scorer = Scorer.from_pretrained(folder)
+    scorer.options["name"] = str(folder)
     if int(scorer.options["embedding_size"]) != embedding_size or scorer.options.get("encoder") not in (encoder, None):
         raise UsageError(f"{flag} {name} was trained over the encoder {scorer.options.get('encoder')!r} "
                          f"({scorer.options['embedding_size']} dims), not {encoder!r} ({embedding_size}).",

@@ -184,3 +184,86 @@ def test_a_plain_text_papers_numbered_headings_begin_the_scorers_sections():
     assert opening == ["We study things.", "We count things.", "The counts agree."]
     assert sorted(set(place.tolist())) == pytest.approx([0, 1 / 3, 2 / 3])
     assert (_sections(text, spans, e, e.mean(0), spoken=True)[0] == torch.exp(-torch.arange(len(spans)))).all()
+
+
+def test_each_sentence_carries_the_embedding_of_the_heading_it_is_under():
+    """What a section is about (a motivation, alternatives, related work) is read from its heading's words: each
+    sentence's features end with its heading's embedding (zeros before the first heading), and the headings are
+    embedded as each would be alone."""
+    from lsgtool.summarize.extractive import load_extractive
+
+    summarizer = load_extractive("minilm", scorer="rule")
+    text = ("The river rose in spring. The stones moved downstream.\n\n## Motivation\n\nWe want to measure the "
+            "river. Measuring it tells us when to open the gates.\n\n## Alternatives ##\n\nWe could guess instead.\n")
+    read = summarizer.read(text)
+    found = summarizer.features(read)[:, -read.embeddings.shape[1]:]
+    expected = {"The river rose in spring.": None, "Measuring it tells us when to open the gates.": "Motivation",
+                "We could guess instead.": "Alternatives"}
+    for sentence, heading in expected.items():
+        row = found[read.sentences.index(sentence)]
+        if heading is None:
+            assert not row.any()
+        else:
+            assert torch.allclose(row, summarizer.embed_query(heading), atol=1e-5), heading
+    together = summarizer.embed_short(["Motivation", "Alternatives to the plan"])  # padded in one batch
+    assert torch.allclose(together[1], summarizer.embed_query("Alternatives to the plan"), atol=1e-5)
+
+
+def test_a_scorer_trained_on_other_features_is_refused_before_its_weights_are_read(trained, tmp_path):
+    import shutil
+
+    from lsgtool.core.errors import UsageError
+    from lsgtool.summarize.scorer import FEATURES, load_scorer
+
+    out, _ = trained
+    old = tmp_path / "old"
+    shutil.copytree(out, old)
+    config = json.loads((old / "scorer.json").read_text())
+    (old / "scorer.json").write_text(json.dumps({**config, "features": list(FEATURES[:-2])}))
+    with pytest.raises(UsageError, match="other features") as refused:
+        load_scorer(str(old), "minilm", 384)
+    assert "train it again" in refused.value.hint
+
+
+HEADINGS = ("History", "Details", "Notes", "Background")
+
+
+def _sectioned(rng: random.Random) -> tuple[str, str]:
+    """Five sections alike in kind, in random order; the summary is the one headed "Outcome", word for word."""
+    def section() -> str:
+        return " ".join(f"The {a} {rng.choice(VERBS)} the {b} near the {c}." for a, b, c in
+                        (rng.sample(WORDS, 3) for _ in range(3)))
+
+    heads = [*HEADINGS, "Outcome"]
+    rng.shuffle(heads)
+    bodies = {head: section() for head in heads}
+    return "".join(f"## {head}\n\n{bodies[head]}\n\n" for head in heads), bodies["Outcome"]
+
+
+def test_a_learned_scorer_finds_the_section_its_heading_names(tmp_path, runner, app):
+    """Which section holds what a summary says is told by its heading, which neither the rule nor a sentence's
+    own embedding sees: trained on documents whose summary is the section headed "Outcome", wherever it is, the
+    scorer picks that section's sentences in new documents."""
+    rng = random.Random(11)
+    rows = [_sectioned(rng) for _ in range(32)]
+    (tmp_path / "train.jsonl").write_text("".join(json.dumps({"text": t, "summary": s}) + "\n" for t, s in rows))
+    held = tmp_path / "held"
+    held.mkdir()
+    summaries = {}
+    for i in range(4):
+        text, summaries[f"doc{i}"] = _sectioned(rng)
+        (held / f"doc{i}.md").write_text(text)
+    result = runner.invoke(app, ["finetune", "--task", "extractive", "--model", "minilm", "--data",
+                                 str(tmp_path / "train.jsonl"), "--out", str(tmp_path / "scorer")])
+    assert result.exit_code == 0, result.output
+    shares = {}
+    for scorer in (str(tmp_path / "scorer"), "rule"):
+        out = tmp_path / f"out-{len(shares)}"
+        result = runner.invoke(app, ["summarize", str(held), "--sentences", "3", "--scorer", scorer, "--out", str(out),
+                                     "--format", "json"])
+        assert result.exit_code == 0, result.output
+        picked = [(s["text"], name) for name in summaries
+                  for s in json.loads((out / f"{name}.summary.json").read_text())["sentences"]]
+        shares[scorer] = sum(text in summaries[name] for text, name in picked) / len(picked)
+    learned, rule = shares.values()
+    assert learned >= 0.6 and learned > rule + 0.4, shares
