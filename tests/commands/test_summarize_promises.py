@@ -309,7 +309,7 @@ def test_an_interrupted_book_keeps_its_chapters_sources(runner, app, tmp_path, m
     text = book.read_text()
     for sentence in record["sentences"]:
         source = sentence["sources"][0]
-        assert readable(text[source["start"]:source["end"]]) == sentence["text"]
+        assert readable(text[source["start"]:source["end"]]) == sentence["text"].strip("…")  # "…": a cut piece
 
 
 @pytest.mark.parametrize("instructions", [{}, {"avx512_bf16": True}], ids=["none", "avx512-bf16"])
