@@ -13,6 +13,7 @@ The packaged all-MiniLM-L6-v2 (preset ``minilm``) is the embedded default.
 
 from __future__ import annotations
 
+import re
 import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -178,12 +179,15 @@ class Extractive:
         return F.normalize(out, dim=-1)
 
     def pick(self, embeddings: torch.Tensor, lengths: list[int], eligible: list[bool], score: torch.Tensor,
-             budget: int | None = None, count: int | None = None, nearest: bool = False) -> list[int]:
+             budget: int | None = None, count: int | None = None, nearest: bool = False,
+             sentences: list[str] | None = None) -> list[int]:
         """MMR over each sentence's ``score`` up to the ``budget`` (in the unit of ``lengths``: tokens, or words) or
         ``count`` sentences, never past it, or (``nearest``) as near to it as whole sentences allow: the best
         sentence that passes it by less than the picks fall short of it ends them; at least one sentence (the best
         that fits; where no eligible one fits, with ``nearest`` the best eligible one nearer the budget than
-        nothing, else the best that fits, else the shortest); indices in document order."""
+        nothing, else the best that fits, else the shortest); indices in document order. A sentence whose words
+        are those of one picked already (``sentences``: repeated boilerplate, a quote, a document pasted twice) is
+        not picked again."""
         budget = self.budget if budget is None and count is None else budget or 10**12
         fitting = [i for i in range(len(lengths)) if lengths[i] <= budget]
         near = [i for i in range(len(lengths)) if eligible[i] and lengths[i] < 2 * budget] if nearest else []
@@ -202,6 +206,8 @@ class Extractive:
             picked.append(i)
             used += lengths[i]
             candidates.remove(i)
+            if sentences is not None:
+                candidates = [c for c in candidates if _words(sentences[c]) != _words(sentences[i])]
             best_similarity = torch.maximum(best_similarity, embeddings @ embeddings[i])
             if used >= budget or crossing:
                 break
@@ -270,7 +276,8 @@ class Extractive:
         capitals = [_capitals(s) for s in sentences]
         shouting = sum(c for c, _ in capitals) > SHOUTED * max(1, sum(n for _, n in capitals))  # a text in capitals
         return sentences, [MIN_WORDS <= len(s.split()) <= MAX_WORDS and substance(s) >= SUBSTANCE
-                           and (shouting or c <= SHOUTED * n) for s, (c, n) in zip(sentences, capitals)]
+                           and (shouting or c <= SHOUTED * n) and not s.rstrip().endswith(":")
+                           for s, (c, n) in zip(sentences, capitals)]
 
     def features(self, read: Read, titled: bool = True, context: Context | None = None) -> torch.Tensor:
         """(sentences, features) of what ``read`` holds, as a learned scorer takes them (``summarize.scorer``);
@@ -353,7 +360,7 @@ class Extractive:
         sizes = lengths if words is None else \
             [len(s.split()) + len(((turn and turn.speaker) or "").split()) for s, turn in zip(sentences, said)]
         picked = self.pick(embeddings, sizes, eligible, score, budget if words is None else words, count,
-                           nearest=words is not None)
+                           nearest=words is not None, sentences=sentences)
         texts = [_marked(sentences[i], pieces.get(i), i - 1 in picked, i + 1 in picked) for i in picked]
         relevance = None if similarity is None else float(similarity.max())
         summary, starts = labelled(texts, [said[i] and said[i].speaker for i in picked])
@@ -398,6 +405,11 @@ def paragraph_firsts(text: str, spans: list[tuple[int, int]]) -> frozenset[int]:
             firsts.add(i)
             p += 1
     return frozenset(firsts)
+
+
+def _words(sentence: str) -> str:
+    """A sentence's words, lower-cased, without punctuation or spacing: what two copies of it share."""
+    return " ".join(re.findall(r"\w+", sentence.lower()))
 
 
 def load_extractive(source="minilm", window: int = 4096, budget: int = 256, device: str = "cpu",

@@ -164,6 +164,30 @@ def test_a_word_length_no_sentence_fits_picks_the_best_sentence_nearest_not_a_fr
     assert picker.pick(*args, nearest=True) == [2] and picker.pick(*args) == [0]
 
 
+def test_a_sentence_is_never_picked_twice_nor_one_that_ends_on_a_colon(runner, app, tmp_path):
+    """A document pasted twice (or boilerplate repeated) gives each sentence once: its copies have the same words;
+    a sentence ending in ':' introduces what follows, which the summary would not show, so it is not picked."""
+    import torch
+
+    from lsgtool.summarize.extractive import Extractive
+
+    picker = Extractive.__new__(Extractive)
+    picker.budget, picker.diversity = 100, 0.3
+    sentences = ["The flood came.", "the flood came!", "Noah built an ark.", "The dove came back."]
+    args = torch.eye(4), [3, 3, 4, 4], [True] * 4, torch.tensor([2.0, 1.9, 0.0, 1.0]), 100
+    assert picker.pick(*args, count=3, sentences=sentences) == [0, 2, 3]
+    assert picker.pick(*args, count=3) == [0, 1, 3]  # without the sentences' words, the copy was picked
+    steps = "Run the three steps of the release in this order:\n\nThen the release build ends with every test passed."
+    cut = steps.index(":") + 1
+    assert picker.sentences(steps, [(0, cut), (cut + 2, len(steps))])[1] == [False, True]
+    assert picker.sentences(steps.replace(":", "."), [(0, cut), (cut + 2, len(steps))])[1] == [True, True]
+    twice = tmp_path / "twice.txt"
+    twice.write_text(GENESIS.read_text() * 2)
+    shown = [" ".join(re.findall(r"\w+", s["text"].lower())) for s in _json(runner, app, [str(twice), "--sentences",
+                                                                                          "12"])["sentences"]]
+    assert len(shown) == 12 and len(set(shown)) == 12
+
+
 @pytest.mark.parametrize("args, flag", [
     (["--focus", ""], "--focus"), (["--focus", "   "], "--focus"), (["--length", "0%"], "--length 0%"),
     (["--length", "150%"], "--length 150%"), (["--length", "many"], "--length"), (["--length", "2.5w"], "--length"),
