@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Iterator
 
-FENCE = re.compile(r" {0,3}(`{3,}|~{3,})")
+FENCE = re.compile(r" {0,3}(`{3,}(?=[^`]*$)|~{3,})")  # a backtick fence's line holds no other backtick (CommonMark)
 ATX = re.compile(r" {0,3}#{1,6}(?:\s|$)")
 ATX_MARKS = re.compile(r" {0,3}#{1,6}\s+")  # a heading's marks, up to its text
 SETEXT = re.compile(r" {0,3}(?:=+|-+)\s*$")
@@ -47,6 +47,9 @@ DEFINITION = re.compile(r" {0,3}\[[^\]]+\]:\s*\S")
 HTML = re.compile(r"\s*</?[A-Za-z!][^>]*>\s*$")
 ITEM = re.compile(r"\s*(?:[-*+•]|\(?\d{1,3}[.)]|\(?[a-z][.)])\s+")
 QUOTE = re.compile(r"\s*>")
+# a field of a document's metadata: "- Start Date: 2022-11-05", "Author: A. Name" (a name of a few words, a short
+# value that does not end a sentence); two or more in a row are a record, not prose (``_field_rows``)
+FIELD = re.compile(r"\s*(?:[-*+]\s+)?[A-Za-z][\w/()-]*(?: [\w/()-]+){0,3}:\s+\S.{0,100}(?<![.!?:;,])\s*$")
 DIRECTIVE = re.compile(r"\s*\.\. ")  # reStructuredText: .. note::, .. code-block::
 STAMP = r"\[?((?:\d{1,2}:)?\d{1,2}:\d{2})(?:[.,]\d+)?\]?"  # a time said before a turn: [00:12:31], 12:31
 TURN = re.compile(rf"\s*(?:{STAMP}\s+)?([A-Z][\w.'’ -]{{0,40}}?)\s*(?:\({STAMP}\))?:\s+(?=\S)")  # "Speaker: words"
@@ -263,6 +266,7 @@ def _structure(text: str) -> tuple[tuple[tuple[int, int], ...], tuple[int, ...]]
     blank_before, in_item, code, heading = True, False, False, False
     width = max((len(line) for _, _, line in lines), default=0)
     table = _table_rows(lines)
+    fields = _field_rows(lines)
     for i, (start, end, line) in enumerate(lines):
         stripped = line.strip()
         was_heading, heading = heading, False
@@ -285,7 +289,7 @@ def _structure(text: str) -> tuple[tuple[tuple[int, int], ...], tuple[int, ...]]
         indented = len(line) - len(line.lstrip(" ")) >= 4 or line.startswith("\t")
         in_code = indented and (code or blank_before and not in_item)  # an indented code block's line
         if (heading_next or SETEXT.match(line) or ATX.match(line) or RULE.match(line) or TABLE.match(line)
-                or not in_code and (i in table or MATH.match(line)) or DEFINITION.match(line) or HTML.match(line)
+                or not in_code and (i in table or i in fields or MATH.match(line)) or DEFINITION.match(line) or HTML.match(line)
                 or DIRECTIVE.match(line)):
             close()
             if heading_next or ATX.match(line):
@@ -324,6 +328,13 @@ def _quoted_words(line: str) -> bool:
     """Whether a quoted ``line`` holds words that go on a sentence: not empty, not a list item."""
     rest = QUOTE_MARKS.sub("", line)
     return bool(rest.strip()) and not ITEM.match(rest)
+
+
+def _field_rows(lines: list[tuple[int, int, str]]) -> set[int]:
+    """The indices of the ``lines`` that are fields of a record (``FIELD``), two or more in a row: a document's
+    metadata (an RFC's "Feature Name", "Start Date", an e-mail's "From", "Subject"), not sentences to summarise."""
+    field = [len(line) < 200 and FIELD.match(line) is not None for _, _, line in lines]
+    return {i for i in range(len(lines)) if field[i] and ((i and field[i - 1]) or (i + 1 < len(lines) and field[i + 1]))}
 
 
 def _table_rows(lines: list[tuple[int, int, str]]) -> set[int]:

@@ -371,3 +371,26 @@ def test_one_tab_in_prose_a_numbered_paragraph_a_quoted_list_and_indented_code_k
     assert [readable(text[a:b]) for a, b in prose_sentences(text)] == [
         "The applicant was born in 1970 in Lyon.", "HAMLET.", "To be, or not to be, that is the question.",
         "the first option is to keep it", "the second option is to drop it", "Both have costs.", "Run the suite:"]
+
+
+def test_three_backticks_around_words_in_a_line_are_code_in_the_sentence_not_a_fence():
+    """A line that opens with three backticks and holds more of them is inline code (CommonMark: a backtick fence's
+    line has no other backtick), so the sentence goes on past it and the text after is still prose; a real fence
+    still hides its code."""
+    text = ("It is available on nightly using the\n```export NEW_FORMAT=true``` environment variable. It should\n"
+            "become the default.\n\n```sh\nexport NEW_FORMAT=false\n```\n\nThe end is prose.\n")
+    assert [readable(text[a:b]) for a, b in prose_sentences(text)] == [
+        "It is available on nightly using the export NEW_FORMAT=true environment variable.",
+        "It should become the default.", "The end is prose."]
+
+
+def test_a_documents_metadata_fields_are_not_prose_but_sentences_with_a_colon_are():
+    """Two or more "Name: value" lines in a row that end no sentence (an RFC's "Feature Name", "Start Date") are
+    a record, not sentences a summary picks; a list of sentences that begin with a name and a colon stays prose."""
+    text = ("# Pinned\n\n- Feature Name: `unsafe_pinned`\n- Start Date: 2022-11-05\n"
+            "- RFC PR: [rust-lang/rfcs#3467](https://github.com/rust-lang/rfcs/pull/3467)\n\n"
+            "This type opts out of the aliasing rules.\n\n- Readability: the type says what it does.\n"
+            "- Safety: no new undefined behaviour.\n\nNote: read the guide first\n")
+    assert [readable(text[a:b]) for a, b in prose_sentences(text)] == [
+        "This type opts out of the aliasing rules.", "Readability: the type says what it does.",
+        "Safety: no new undefined behaviour.", "Note: read the guide first"]
