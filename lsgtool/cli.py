@@ -92,6 +92,7 @@ def _click_error(exc: typer.TyperException) -> LsgtoolError:
     unknown_option = hasattr(exc, "possibilities")
     message = exc.message if unknown_option else exc.format_message().strip()  # possibilities go in the hint
     message = message[:1].lower() + message[1:]
+    message = message.replace(": Value error, ", ": ")  # how pydantic, under typer, words a value a check refused
     param = getattr(exc, "param", None)
     if ctx is not None and param is not None and param.name is not None:
         message += _config_origin(ctx, param.name) or ""

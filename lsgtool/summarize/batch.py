@@ -143,7 +143,8 @@ class Outputs:
         owners = self.owners()
         foreign = [name for name in existing if name not in owners]
         if foreign:
-            raise UsageError(f"'{self.folder / foreign[0]}' exists and was not written by lsgtool"
+            raise UsageError(("--out " if self.single_name else "")
+                             + f"'{self.folder / foreign[0]}' exists and was not written by lsgtool"
                              + (f" ({len(foreign) - 1} more)" if len(foreign) > 1 else "") + ": it is left alone.",
                              "choose another --out.")
         if not overwrite:

@@ -226,11 +226,12 @@ def _outputs(jobs, options: SummarizeOptions):
 
 def _check_outputs(outputs, options: SummarizeOptions) -> None:
     from lsgtool.core.writing import probe_writable
+    from lsgtool.summarize.render import SUFFIX
 
     if outputs is None:
         if options.json and options.fmt not in (None, "json"):
             raise UsageError(f"--json and --format {options.fmt} both say how the summary goes to standard output.",
-                             f"pass one of them, or --out FILE.{options.fmt} to write the {options.fmt} to a file.")
+                             f"pass one of them, or --out FILE{SUFFIX[options.fmt]} to write the {options.fmt} to a file.")
         return
     probe_writable(outputs.given, "--out", start=outputs.folder)
 

@@ -153,7 +153,7 @@ def test_an_installed_plugin_is_measured_in_the_point_processes(install_plugin, 
     [
         (["--lengths", "8k..1k"], "--lengths '8k..1k': range '8k..1k' runs backwards"),  # issue 29, item 19: the flag
         (["--lengths", "4q"], "--lengths '4q': length '4q' is not a number"),  # issue 29, item 19: named the flag
-        (["--level", "layerz"], "invalid value for '--level': Value error, 'layerz' is not one of 'attention', 'layer', 'encoder'"),
+        (["--level", "layerz"], "invalid value for '--level': 'layerz' is not one of 'attention', 'layer', 'encoder'"),
         (["--baseline", "bigbird", "--variants", "full"], "--baseline 'bigbird' is not among"),
         (["--hidden", "30", "--heads", "4"], "must be divisible"),
         (["--variants", "full,full"], "variants repeat"),

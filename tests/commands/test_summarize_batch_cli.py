@@ -116,7 +116,8 @@ def test_a_killed_batch_resumes_where_it_stopped(models, tmp_path, text):
     (["{doc}", "--model", "{encoder}", "--method", "abstractive"], "is not a sequence-to-sequence model"),
     (["{doc}", "--model", "{bart}", "--overflow", "sideways"], "'sideways' is not one of"),
     (["{doc}", "--model", "{bart}", "--max-new-tokens", "0"], "Input should be greater than or equal to 1"),
-    (["{doc}", "--model", "{bart}", "--format", "pdf"], "'pdf' is not one of"),
+    (["{doc}", "--model", "{bart}", "--format", "pdf"], "--format': 'pdf' is not one of"),  # no "Value error,"
+    (["{doc}", "--json", "--format", "text"], "--out FILE.txt to write the text"),  # the suffix a text file has
     (["{doc}", "--model", "{bart}", "--memory-limit", "0"], "0 is not positive"),
     (["{empty}", "--model", "{bart}"], "is empty"),
     (["{binary}", "--model", "{bart}"], "is binary data"),

@@ -135,7 +135,7 @@ def test_an_existing_file_given_as_out_for_one_input_is_named_as_such(runner, ap
     result = _summarize(runner, app, models, doc, "--out", mine)
     stderr = _one_line(result.stderr)
     assert result.exit_code == 2 and "several inputs" not in stderr
-    assert f"'{mine}' exists and was not written by lsgtool" in stderr and mine.read_bytes() == b"\x00my data"
+    assert f"--out '{mine}' exists and was not written by lsgtool" in stderr and mine.read_bytes() == b"\x00my data"
 
 
 def test_an_out_in_a_folder_that_cannot_be_written_names_the_path_given(runner, app, tmp_path, text, monkeypatch):
