@@ -48,6 +48,8 @@ def test_text_chapters_from_headings():
     assert found[2].text.endswith("on and on.")
     assert [c.title for c in chapters("# One\n\ntext\n\n## Two\n\nmore", markdown=True)] == ["One", "Two"]
     assert [c.title for c in chapters("no headings here")] == [None]
+    marked = "# And *so* it [begins](https://example.org)\n\ntext\n\n## `unsafe_pinned` **now**\n\nmore"
+    assert [c.title for c in chapters(marked, markdown=True)] == ["And so it begins", "unsafe_pinned now"]  # as read
 
 
 BIBLE = ("The Holy Bible\n\nGenesis\n\nChapter 1\n\nIn the beginning.\nAnd the earth.\n\nChapter 2\n\nThus.\n\n"
