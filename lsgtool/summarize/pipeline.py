@@ -198,9 +198,27 @@ def _generate(summarizer, text: str, ids: list[int] | None, segments: Segments |
     return g, generated_sentences(g.text, g.token_ends, g.token_mass, segments)
 
 
+SHORT_TEXT_SHARE = 3  # with no length asked, a text under this many default budgets is summarised in this share
+
+
+def _short_default(summarizer, text: str):
+    """The default budget of a text shorter than ``SHORT_TEXT_SHARE`` default budgets, when no length was asked:
+    a ``1/SHORT_TEXT_SHARE`` of it, so that a short text's summary is not the text (None: the default as it is)."""
+    from lsgtool.summarize.length import Budget
+
+    words = len(text.split())
+    if getattr(summarizer, "budget_given", True) or words > SHORT_TEXT_SHARE * summarizer.budget:  # tokens >= words
+        return None
+    tokens = summarizer.count([text])[0]
+    if tokens >= SHORT_TEXT_SHARE * summarizer.budget:
+        return None
+    return Budget(f"the default budget: 1/{SHORT_TEXT_SHARE} of a short text", max(1, tokens // SHORT_TEXT_SHARE),
+                  max(1, words // SHORT_TEXT_SHARE))
+
+
 def _extractive(text: str, summarizer, overflow: str, progress: Progress, segments: Segments | None, ask: Ask,
                 reference: tuple[int, int] | None, apart: bool = False, transcript: bool | None = None) -> Summary:
-    length = ask.budget(summarizer, text, reference)
+    length = ask.budget(summarizer, text, reference) or _short_default(summarizer, text)
     query, question = (ask.focus.query, ask.focus.question) if ask.focus is not None else (None, None)
     budget = None if length is None or length.sentences else length.tokens
     units = segments.spans if apart and segments is not None else None  # the summaries' own picks

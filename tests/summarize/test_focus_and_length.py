@@ -293,6 +293,23 @@ def test_max_new_tokens_past_the_decoder_is_capped_with_a_note(runner, app, mode
     assert note in result.stderr  # shown once, when the model is loaded
 
 
+def test_a_short_text_with_no_length_asked_is_summarised_in_a_third_of_it(runner, app, tmp_path):
+    """The default budget (256 tokens) would give back most of a 300-word text: with no length asked, a text under
+    three budgets gets a third of its tokens, said in the record; --max-new-tokens and a longer text keep theirs."""
+    sentences = GENESIS.read_text().splitlines()[:12]  # a verse a line: 330 words
+    short = tmp_path / "short.txt"
+    short.write_text("\n".join(sentences) + "\n")
+    record = _json(runner, app, [str(short)])
+    words = len(short.read_text().split())
+    assert record["length"]["asked"] == "the default budget: 1/3 of a short text"
+    assert record["length"]["tokens"] == record["input_tokens"] // 3
+    shown = sum(len(s["text"].split()) for s in record["sentences"])
+    assert 0 < shown <= words / 3 + max(len(s.split()) for s in sentences) and shown < words / 2
+    given = _json(runner, app, [str(short), "--max-new-tokens", "256"])
+    assert sum(len(s["text"].split()) for s in given["sentences"]) > words / 2  # the budget asked for
+    assert _json(runner, app, [str(GENESIS)])["length"]["asked"] == "the default budget"  # not a short text
+
+
 @pytest.mark.parametrize("content, args, whole", [
     ("Fiat.", ["--length", "5w"], {"words": 1}),  # issue 29, item 21
     (None, ["--sentences", "1000"], {"words": 2756, "sentences": 112}),  # issue 29, item 21: was a 61,408-word budget
