@@ -289,8 +289,8 @@ def _structure(text: str) -> tuple[tuple[tuple[int, int], ...], tuple[int, ...]]
         indented = len(line) - len(line.lstrip(" ")) >= 4 or line.startswith("\t")
         in_code = indented and (code or blank_before and not in_item)  # an indented code block's line
         if (heading_next or SETEXT.match(line) or ATX.match(line) or RULE.match(line) or TABLE.match(line)
-                or not in_code and (i in table or i in fields or MATH.match(line)) or DEFINITION.match(line) or HTML.match(line)
-                or DIRECTIVE.match(line)):
+                or not in_code and (i in table or i in fields or MATH.match(line)) or DEFINITION.match(line)
+                or HTML.match(line) or DIRECTIVE.match(line)):
             close()
             if heading_next or ATX.match(line):
                 heads.append(start)
@@ -334,7 +334,8 @@ def _field_rows(lines: list[tuple[int, int, str]]) -> set[int]:
     """The indices of the ``lines`` that are fields of a record (``FIELD``), two or more in a row: a document's
     metadata (an RFC's "Feature Name", "Start Date", an e-mail's "From", "Subject"), not sentences to summarise."""
     field = [len(line) < 200 and FIELD.match(line) is not None for _, _, line in lines]
-    return {i for i in range(len(lines)) if field[i] and ((i and field[i - 1]) or (i + 1 < len(lines) and field[i + 1]))}
+    return {i for i in range(len(lines))
+            if field[i] and ((i and field[i - 1]) or (i + 1 < len(lines) and field[i + 1]))}
 
 
 def _table_rows(lines: list[tuple[int, int, str]]) -> set[int]:

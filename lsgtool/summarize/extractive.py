@@ -195,6 +195,7 @@ class Extractive:
             [min(range(len(lengths)), key=lengths.__getitem__)]
         picked: list[int] = []
         used = 0
+        keys = None if sentences is None else [_words(s) for s in sentences]
         best_similarity = torch.full((len(lengths),), -1.0)
         while candidates and (count is None or len(picked) < count):
             mmr = score[candidates] - self.diversity * best_similarity[candidates].clamp(min=0)
@@ -206,8 +207,8 @@ class Extractive:
             picked.append(i)
             used += lengths[i]
             candidates.remove(i)
-            if sentences is not None:
-                candidates = [c for c in candidates if _words(sentences[c]) != _words(sentences[i])]
+            if keys is not None:
+                candidates = [c for c in candidates if keys[c] != keys[i]]
             best_similarity = torch.maximum(best_similarity, embeddings @ embeddings[i])
             if used >= budget or crossing:
                 break

@@ -231,7 +231,8 @@ def _check_outputs(outputs, options: SummarizeOptions) -> None:
     if outputs is None:
         if options.json and options.fmt not in (None, "json"):
             raise UsageError(f"--json and --format {options.fmt} both say how the summary goes to standard output.",
-                             f"pass one of them, or --out FILE{SUFFIX[options.fmt]} to write the {options.fmt} to a file.")
+                             f"pass one of them, or --out FILE{SUFFIX[options.fmt]} to write the {options.fmt} to a "
+                             "file.")
         return
     probe_writable(outputs.given, "--out", start=outputs.folder)
 
