@@ -238,15 +238,20 @@ def headings(text: str, transcript: bool | None = None) -> list[int]:
 
 
 def heading_texts(text: str, starts: list[int]) -> list[str]:
-    """The words of the headings beginning at ``starts`` (``headings``): their line without ``#`` marks or markup."""
+    """The words of the headings beginning at ``starts`` (``headings``), as ``heading_words`` reads each line."""
     found = []
     for start in starts:
         end = text.find("\n", start)
-        line = text[start:end if end >= 0 else len(text)]
-        marks = ATX_MARKS.match(line)
-        words = line[marks.end():] if marks else line
-        found.append(readable(re.sub(r"(?:^|\s)#+\s*$", "", words), unlink=False))  # an ATX heading's closing marks
+        found.append(heading_words(text[start:end if end >= 0 else len(text)]))
     return found
+
+
+def heading_words(line: str) -> str:
+    """A heading line's words as a reader sees them: without its ``#`` marks (an ATX heading's closing ones too)
+    or markup (code marks, emphasis, link syntax)."""
+    marks = ATX_MARKS.match(line)
+    words = line[marks.end():] if marks else line
+    return readable(re.sub(r"(?:^|\s)#+\s*$", "", words), unlink=False)
 
 
 @lru_cache(maxsize=4)

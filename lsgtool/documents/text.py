@@ -69,10 +69,10 @@ def _heading(line: str, previous_blank: bool, markdown: bool) -> tuple[int, str,
     stripped = line.strip()
     if markdown:
         match = MARKDOWN_HEADING.match(stripped)
-        if match:  # its words, as a reader sees them: no code marks, emphasis or link syntax
-            from lsgtool.documents.prose import readable
+        if match:  # its words, as a reader sees them
+            from lsgtool.documents.prose import heading_words
 
-            return len(match.group(1)), readable(match.group(2), unlink=False) or match.group(2), None
+            return len(match.group(1)), heading_words(stripped) or match.group(2), None
     if previous_blank and len(stripped) <= MAX_HEADING:
         match = NAMED_HEADING.match(stripped)
         if match:
