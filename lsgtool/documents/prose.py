@@ -13,7 +13,8 @@ not a line of a code block, not Markdown or reStructuredText markup. Two things 
 - ``readable(span_text)``: a sentence as the summary writes it: inline markup removed (emphasis, inline code,
   links and images, footnote markers, reStructuredText roles and literals), list and quote markers dropped,
   whitespace collapsed, the words that only link it to the sentence before ("However,", "And", "Yeah, so,") left
-  out (``unlinked``). The sentence's source is still its exact span in the text.
+  out (``unlinked``); in a text numbered by verses (``verse_numbered``: a Bible's ``Ge1:13`` or ``1:13``), the
+  verse labels left out. The sentence's source is still its exact span in the text.
 
 Spoken text is read as what it is (``turns``): a transcript (most lines ``Speaker: words``, an optional
 ``[00:12:31]`` before the speaker) or a caption file (WebVTT, SubRip: cues with timings, the speaker in a
@@ -403,6 +404,24 @@ def prose_sentences(text: str, transcript: bool | None = None) -> list[tuple[int
     return found
 
 
+# a verse's label at the start of its line: "Ge1:13 ", "1Co13:4 " (``bible -f``), "1:13 " (Project Gutenberg's KJV)
+VERSE = re.compile(r"^[ \t]*(?:[1-3]?[A-Z][a-z]{1,4}\.? ?)?(\d{1,3}):(\d{1,3})[ \t]+(?=\S)")
+VERSE_LINES = 3  # the fewest labelled lines of a text numbered by verses
+VERSE_RUN = 0.8  # and the least share of its labels that number the verse after the label before (or a chapter's 1)
+
+
+@lru_cache(maxsize=4)
+def verse_numbered(text: str) -> bool:
+    """Whether ``text`` is numbered by verses (a Bible, as ``bible -f`` or Project Gutenberg write it): lines that
+    begin with a ``chapter:verse`` label, each mostly the verse after the one before or a chapter's first. A
+    schedule's times ("10:30 Coffee") do not count up by one, and are kept."""
+    labels = [(int(m[1]), int(m[2])) for m in map(VERSE.match, text.splitlines()) if m]
+    if len(labels) < VERSE_LINES:
+        return False
+    counted = sum(b == (a[0], a[1] + 1) or (b[0] != a[0] and b[1] == 1) for a, b in zip(labels, labels[1:]))
+    return counted >= VERSE_RUN * (len(labels) - 1)
+
+
 CODE_SPAN = re.compile(r"(`+)(.+?)\1")
 KEPT = re.compile("\ue000(\\d+)\ue001")  # where a code span's text waits while the markup after it is removed
 INLINE = [
@@ -424,15 +443,17 @@ INLINE = [
 MARKER = re.compile(r"^\s*(?:>\s*)*(?:(?:[-*+•]|\(?\d{1,3}[.)]|\(?[a-z][.)])\s+)?")
 
 
-def readable(span: str, spoken: bool = False, unlink: bool = True) -> str:
+def readable(span: str, spoken: bool = False, unlink: bool = True, verses: bool = False) -> str:
     """``span`` (a sentence's text) as a summary shows it: markup removed, whitespace collapsed. ``spoken``: a
     sentence of a transcript or captions: the labels, cue numbers and timings inside it, caption tags, fillers
     and repeated words left out; ``unlink``: the words that open it only to link it to the sentence before left
-    out (``unlinked``; not for a piece that goes on a sentence cut before it)."""
+    out (``unlinked``; not for a piece that goes on a sentence cut before it); ``verses``: a sentence of a text
+    numbered by verses (``verse_numbered``), its lines' verse labels left out."""
     if spoken:
         text = _spoken(span)
     else:
-        text = " ".join(MARKER.sub("", line) for line in span.splitlines())
+        lines = [VERSE.sub("", line, count=1) for line in span.splitlines()] if verses else span.splitlines()
+        text = " ".join(MARKER.sub("", line) for line in lines)
         code: list[str] = []  # the code spans' text: no emphasis inside them (`__init__`, `_private`)
 
         def keep(match: re.Match) -> str:

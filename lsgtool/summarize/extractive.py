@@ -23,7 +23,8 @@ import torch.nn.functional as F
 
 from lsgtool.core.errors import UsageError
 from lsgtool.core.tokens import count_tokens
-from lsgtool.documents.prose import prose_sentences, readable, speakers, substance, title_span, turns
+from lsgtool.documents.prose import (prose_sentences, readable, speakers, substance, title_span, turns,
+                                     verse_numbered)
 from lsgtool.documents.sentences import sentence_spans
 from lsgtool.progress import Progress
 
@@ -273,7 +274,9 @@ class Extractive:
         ``cuts``: ``spans()``' pieces (a piece that goes on a sentence keeps its first words)."""
         spoken = bool(turns(text, transcript))
         cuts = cuts or {}
-        sentences = [readable(text[a:b], spoken, not cuts.get(i, (False,))[0]) for i, (a, b) in enumerate(spans)]
+        verses = not spoken and verse_numbered(text)
+        sentences = [readable(text[a:b], spoken, not cuts.get(i, (False,))[0], verses)
+                     for i, (a, b) in enumerate(spans)]
         capitals = [_capitals(s) for s in sentences]
         shouting = sum(c for c, _ in capitals) > SHOUTED * max(1, sum(n for _, n in capitals))  # a text in capitals
         return sentences, [MIN_WORDS <= len(s.split()) <= MAX_WORDS and substance(s) >= SUBSTANCE

@@ -394,3 +394,21 @@ def test_a_documents_metadata_fields_are_not_prose_but_sentences_with_a_colon_ar
     assert [readable(text[a:b]) for a, b in prose_sentences(text)] == [
         "This type opts out of the aliasing rules.", "Readability: the type says what it does.",
         "Safety: no new undefined behaviour.", "Note: read the guide first"]
+
+
+def test_a_bibles_verse_labels_are_left_out_of_what_is_shown_but_a_schedules_times_are_kept():
+    """``bible -f`` writes "Ge1:13 And the evening ...", Project Gutenberg's KJV "1:13 And the evening ...": a
+    reader wants the verse, not its label. A schedule's "10:30 Coffee" lines are no verses: their numbers do not
+    count up by one."""
+    from lsgtool.documents.prose import verse_numbered
+
+    bible = "Ge1:1 In the beginning God created the heaven.\nGe1:2 And the earth was without form,\nand void.\n" \
+            "Ge1:3 And God said, Let there be light.\nGe2:1 Thus the heavens were finished.\n"
+    gutenberg = bible.replace("Ge", "")
+    schedule = "10:30 Coffee in the hall.\n11:15 The talks begin.\n12:00 Lunch is served.\n14:45 Questions.\n"
+    assert verse_numbered(bible) and verse_numbered(gutenberg) and not verse_numbered(schedule)
+    assert not verse_numbered("Ge1:1 In the beginning.\nGe1:2 And the earth.\n")  # two lines: too few to tell
+    span = bible[bible.index("Ge1:2"):bible.index("void.") + 5]
+    assert readable(span, verses=True) == "The earth was without form, and void."
+    assert readable(span) == "Ge1:2 And the earth was without form, and void."
+    assert readable("He came at 1:13 sharp.", verses=True) == "He came at 1:13 sharp."  # only a line's label

@@ -355,3 +355,20 @@ def test_abstractive_per_chapter_focus_reaches_the_books_summary(runner, app, mo
     book = record["book_summary"]
     assert book["route"] == "focused" and book["focus"]["chosen"]
     assert record["focus"]["relevance"] > 0.5 and "chosen" not in record["focus"]  # the book's own, not its summaries'
+
+
+def test_a_verse_numbered_bible_is_summarised_without_its_verse_labels(runner, app, tmp_path):
+    """The KJV as ``bible -f`` prints it: each verse's line begins "Ge1:13 "; the summary shows the verses'
+    words, and each sentence's source is still the exact span, label and all."""
+    from lsgtool.documents.prose import readable
+
+    lines = GENESIS.read_text().splitlines()
+    numbered = tmp_path / "genesis-numbered.txt"
+    numbered.write_text("".join(f"Ge1:{i + 1} {line}\n" for i, line in enumerate(lines)))
+    record = _json(runner, app, [str(numbered), "--sentences", "5"])
+    text = numbered.read_text()
+    assert len(record["sentences"]) == 5 and not re.search(r"Ge1:\d", record["summary"]), record["summary"]
+    for sentence in record["sentences"]:
+        source = sentence["sources"][0]
+        assert readable(text[source["start"]:source["end"]], verses=True) == sentence["text"]
+    assert any(re.search(r"Ge1:\d", text[s["sources"][0]["start"]:s["sources"][0]["end"]]) for s in record["sentences"])
