@@ -54,6 +54,23 @@ SPOKEN_OPENING, SPOKEN_DECAY = 0.5, 20.0
 SHOUTED = 0.8
 
 
+# A sentence that only points elsewhere ("See the reference for details.", "Refer to RFC 2005.") says nothing on
+# its own in a summary, where what it points at is not shown: one opening so, of at most POINTER_WORDS words, that
+# names a place (a section, an example, a discussion) or links one, is not picked. "See, I told you." is kept.
+POINTER = re.compile(r"(?:see(?: also)?|cf\.|refer to|for (?:more|further) (?:details|information|info),? see)\s",
+                     re.IGNORECASE)
+PLACE = re.compile(r"\b(?:above|below|section|sections|appendix|discussion|details|info|information|example|examples|"
+                   r"documentation|docs|page|chapter|figure|table|issue|rfc|reference|post|thread|comment|"
+                   r"alternatives|here)\b|https?://|www\.|\]\(|\]\[|`_", re.IGNORECASE)
+POINTER_WORDS = 25
+
+
+def pointer(shown: str, span: str) -> bool:
+    """Whether a sentence (``shown``, as the summary would show it; ``span``, as written) only points elsewhere
+    (``POINTER``)."""
+    return POINTER.match(shown) is not None and len(shown.split()) <= POINTER_WORDS and PLACE.search(span) is not None
+
+
 def _capitals(sentence: str) -> tuple[int, int]:
     """(capital letters, letters) of ``sentence``."""
     return sum(map(str.isupper, sentence)), sum(map(str.isalpha, sentence))
@@ -281,7 +298,7 @@ class Extractive:
         shouting = sum(c for c, _ in capitals) > SHOUTED * max(1, sum(n for _, n in capitals))  # a text in capitals
         return sentences, [MIN_WORDS <= len(s.split()) <= MAX_WORDS and substance(s) >= SUBSTANCE
                            and (shouting or c <= SHOUTED * n) and not s.rstrip().endswith(":")
-                           for s, (c, n) in zip(sentences, capitals)]
+                           and not pointer(s, text[a:b]) for s, (c, n), (a, b) in zip(sentences, capitals, spans)]
 
     def features(self, read: Read, titled: bool = True, context: Context | None = None) -> torch.Tensor:
         """(sentences, features) of what ``read`` holds, as a learned scorer takes them (``summarize.scorer``);

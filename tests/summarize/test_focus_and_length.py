@@ -372,3 +372,22 @@ def test_a_verse_numbered_bible_is_summarised_without_its_verse_labels(runner, a
         source = sentence["sources"][0]
         assert readable(text[source["start"]:source["end"]], verses=True) == sentence["text"]
     assert any(re.search(r"Ge1:\d", text[s["sources"][0]["start"]:s["sources"][0]["end"]]) for s in record["sentences"])
+
+
+@pytest.mark.parametrize("sentence, points", [
+    ("See the [reference](https://doc.rust-lang.org/reference) for the full grammar of it.", True),
+    ("See the section on wide pointers below for more on the layout.", True),
+    ("Refer to RFC 2005 for how the default binding modes work today.", True),
+    ("For more details, see the discussion of the alternatives we rejected.", True),
+    ("See, I told you the river would flood the whole valley this spring.", False),
+    ("See how the river floods the whole valley every single spring.", False),
+    ("The section below shows how the parser reads a generic argument.", False),
+])
+def test_a_sentence_that_only_points_elsewhere_is_not_picked(sentence, points):
+    """"See the reference for details." says nothing where what it points at is not shown."""
+    from lsgtool.summarize.extractive import Extractive
+
+    picker = Extractive.__new__(Extractive)
+    text = "The parser reads every generic argument in one pass over the tokens. " + sentence
+    cut = text.index(". ") + 1
+    assert picker.sentences(text, [(0, cut), (cut + 1, len(text))])[1] == [True, not points]
