@@ -501,6 +501,7 @@ WORD = re.compile(r"[\w'’-]+")
 EDGES = ",.;:!?\"'()[]…-"  # what a word is stripped of before it is compared
 # real words a stutter could be mistaken for ("a", "I", "in" before a word they begin)
 SHORT_WORDS = frozenset("a an i in on at is it as be by do go he me my no of or so to up us we".split())
+LONE_WORDS = frozenset("a i".split())  # the letters a speaker says as a word
 
 
 def _spoken(span: str) -> str:
@@ -520,7 +521,9 @@ def _spoken(span: str) -> str:
     words = []
     for word in " ".join(kept).split():
         bare = word.strip(EDGES).lower()
-        if bare in FILLERS:
+        # a lone lowercase letter is a word cut off and started over ("how much w how easy", "t to"): not "a", "I"
+        lone = len(bare) == 1 and word.strip(EDGES) == bare and bare.isalpha() and bare not in LONE_WORDS
+        if bare in FILLERS or lone:
             if words and word[-1] in ".?!" and words[-1][-1] not in ".?!,;:":
                 words[-1] += word[-1]  # "it um." keeps the full stop
             continue

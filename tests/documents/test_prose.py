@@ -281,6 +281,10 @@ def test_a_stutter_is_a_lowercase_fragment_not_a_word(said):
 
     assert readable(said, spoken=True) == said
     assert readable("The team b build it.", spoken=True) == "The team build it."
+    # a word cut off and started over (in the ICSI meetings, 1,900 lone lowercase letters: "w how", "s uh", "t to")
+    assert readable("We talked about how much w how easy we want it, um, t to be.", spoken=True) == \
+        "We talked about how much how easy we want it, to be."
+    assert readable("So w.", spoken=True) == "So." and readable("I think a lot.", spoken=True) == "I think a lot."
 
 
 def test_a_voice_tag_is_read_in_linear_time():
