@@ -285,6 +285,9 @@ def test_a_stutter_is_a_lowercase_fragment_not_a_word(said):
     assert readable("We talked about how much w how easy we want it, um, t to be.", spoken=True) == \
         "We talked about how much how easy we want it, to be."
     assert readable("So w.", spoken=True) == "So." and readable("I think a lot.", spoken=True) == "I think a lot."
+    assert readable("We sh change th the spea speaker tag, tha that is, if the theme is ok for forty people.",
+                    spoken=True) == "We change the speaker tag, that is, if the theme is ok for forty people."
+    assert readable("It costs ten euros per person, et al.", spoken=True) == "It costs ten euros per person, et al."
 
 
 def test_a_voice_tag_is_read_in_linear_time():
