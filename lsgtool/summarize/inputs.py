@@ -38,11 +38,24 @@ def _stem(path: Path, taken: set[str]) -> str:
     return stem
 
 
-def files(inputs: list[str], references: Path | None = None, transcript: bool | None = None) -> list[Job]:
+def files(inputs: list[str], references: Path | None = None, transcript: bool | None = None,
+          note: Callable[[str], None] = lambda _: None) -> list[Job]:
     """Jobs for paths, folders and ``-``; a missing path or a folder without supported files is a usage error.
     ``references``: the folder of their reference summaries (``reference_path``); none found is a usage error.
-    ``transcript``: read each text as a transcript (True) or prose (False); None: detected."""
+    ``transcript``: read each text as a transcript (True) or prose (False); None: detected. A file given again
+    (by name twice, or by name and in a folder given) is summarised once, and ``note`` told so."""
     jobs, taken, placed = [], set(), []  # placed: (input, its path inside the folder given, or its name)
+    seen: dict[Path, str] = {}  # each file's real path: how it was first given
+
+    def first(path: Path) -> bool:  # whether ``path`` is not a file given before
+        real = path.resolve()
+        if real in seen:
+            again = "was given twice" if seen[real] == str(path) else f"is '{seen[real]}' given again"
+            note(f"'{path}' {again}: summarised once")
+            return False
+        seen[real] = str(path)
+        return True
+
     for given in inputs:
         if given == "-":
             jobs.append(Job("-", _stem(Path("stdin"), taken), functools.cache(lambda: read("-", transcript))))  # read once
@@ -53,9 +66,12 @@ def files(inputs: list[str], references: Path | None = None, transcript: bool | 
             if not found:
                 raise UsageError(f"folder '{path}' holds no .txt, .md, .vtt, .srt, .pdf or .epub file.",
                                  "pass files, or a folder with some in it.")
+            found = [p for p in found if first(p)]
             placed += [(str(p), p.relative_to(path)) for p in found]
             jobs += [_job(p, p.relative_to(path), _stem(p, taken), references, transcript) for p in found]
         elif path.is_file():
+            if not first(path):
+                continue
             placed.append((str(path), Path(path.name)))
             jobs.append(_job(path, Path(path.name), _stem(path, taken), references, transcript))
         else:

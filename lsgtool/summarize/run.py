@@ -192,13 +192,13 @@ def _check_open(options: SummarizeOptions) -> None:
     options.fmt = "html"
 
 
-def _jobs(options: SummarizeOptions):
+def _jobs(options: SummarizeOptions, progress: Progress):
     from lsgtool.summarize.inputs import dataset, files
 
     if options.dataset:
         return dataset(options.dataset, options.split, options.text_column, options.summary_column, options.limit,
                        options.transcript)
-    return files(options.inputs, options.references, options.transcript)
+    return files(options.inputs, options.references, options.transcript, progress.note)
 
 
 def _outputs(jobs, options: SummarizeOptions):
@@ -393,7 +393,7 @@ def _ready(options: SummarizeOptions, progress: Progress, notes: list[str]):
     from lsgtool.summarize.batch import all_finished, clean_stale
 
     _check(options)
-    jobs = _jobs(options)
+    jobs = _jobs(options, progress)
     if options.rouge:
         from lsgtool.summarize.scoring import make_scorer
 

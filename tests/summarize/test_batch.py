@@ -226,3 +226,18 @@ def test_an_output_that_cannot_be_written_fails_its_input_and_the_batch_goes_on(
     kept = [json.loads(f.read_text()) for f in outputs.records.glob("e*.json")]  # its record, for --resume
     assert [(r["output"], r.get("pending")) for r in kept] == [("e" * 240 + ".summary.md", None)]
     assert not list(outputs.folder.rglob("*lsgtool-tmp"))
+
+
+def test_a_file_given_twice_is_summarised_once_and_said(runner, app, tmp_path):
+    """``a.txt a.txt`` or ``docs/a.txt docs/`` named one file twice: one summary of it, not ``a`` and ``a-2``,
+    and the run says so."""
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    for name, words in (("a.txt", "The river floods the valley every spring."), ("b.txt", "The dam holds it back.")):
+        (docs / name).write_text(f"{words} The farmers plant rice on the wet fields after it.\n")
+    out = tmp_path / "out"
+    result = runner.invoke(app, ["summarize", str(docs / "a.txt"), str(docs / "a.txt"), str(docs), "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    assert sorted(p.name for p in out.glob("*.md")) == ["a.summary.md", "b.summary.md"]
+    assert f"'{docs / 'a.txt'}' was given twice: summarised once" in result.output
+    assert result.output.count("summarised once") == 2, result.output
