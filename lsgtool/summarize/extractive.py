@@ -128,7 +128,9 @@ class Extractive:
     def settings(self) -> dict:
         scoring = "cosine to the document centroid, lexical centrality, title" if self.scorer is None else \
             f"learned sentence scorer ({self.scorer.options.get('name', 'packaged')})"
-        return {"window_tokens": self.window, "budget_tokens": self.budget, "diversity": self.diversity,
+        # the budget with no length asked (a text under three of them gets a third of itself); each summary's own
+        # is its record's ``length``
+        return {"window_tokens": self.window, "default_budget_tokens": self.budget, "diversity": self.diversity,
                 "scoring": f"{scoring}, maximal marginal relevance"}
 
     @property

@@ -303,6 +303,7 @@ def test_a_short_text_with_no_length_asked_is_summarised_in_a_third_of_it(runner
     words = len(short.read_text().split())
     assert record["length"]["asked"] == "the default budget: 1/3 of a short text"
     assert record["length"]["tokens"] == record["input_tokens"] // 3
+    assert record["settings"]["default_budget_tokens"] == 256  # the setting: what a summary used is its length
     shown = sum(len(s["text"].split()) for s in record["sentences"])
     assert 0 < shown <= words / 3 + max(len(s.split()) for s in sentences) and shown < words / 2
     given = _json(runner, app, [str(short), "--max-new-tokens", "256"])
