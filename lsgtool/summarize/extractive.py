@@ -54,21 +54,45 @@ SPOKEN_OPENING, SPOKEN_DECAY = 0.5, 20.0
 SHOUTED = 0.8
 
 
-# A sentence that only points elsewhere ("See the reference for details.", "Refer to RFC 2005.") says nothing on
-# its own in a summary, where what it points at is not shown: one opening so, of at most POINTER_WORDS words, that
-# names a place (a section, an example, a discussion) or links one, is not picked. "See, I told you." is kept.
+# A sentence that only points elsewhere ("See the reference for details.", "Refer to RFC 2005.", "More results are
+# shown in Table 10.") says nothing on its own in a summary, where what it points at is not shown: one opening so, of
+# at most POINTER_WORDS words, that names a place (a section, an example, a discussion) or links one, or that says
+# something is shown in a table, figure, section or appendix, is not picked. "See, I told you." is kept.
 POINTER = re.compile(r"(?:see(?: also)?|cf\.|refer to|for (?:more|further) (?:details|information|info),? see)\s",
                      re.IGNORECASE)
 PLACE = re.compile(r"\b(?:above|below|section|sections|appendix|discussion|details|info|information|example|examples|"
                    r"documentation|docs|page|chapter|figure|table|issue|rfc|reference|post|thread|comment|"
                    r"alternatives|here)\b|https?://|www\.|\]\(|\]\[|`_", re.IGNORECASE)
+SHOWN_IN = re.compile(r"\b(?:is|are|was|were|can be|could be|may be|will be)\s+(?:shown|presented|reported|given|"
+                      r"listed|summari[sz]ed|described|detailed|illustrated|depicted|provided|displayed|found|"
+                      r"discussed|available|plotted|compared)\s+in\s+(?:the\s+)?(?:table|figure|fig\.|section|sec\.|"
+                      r"appendix|tab\.|chapter)s?\b", re.IGNORECASE)
 POINTER_WORDS = 25
+# a figure's or table's caption ("Figure 6: Complete visualization of ..."), read out of its figure
+CAPTION = re.compile(r"(?:figure|fig\.|table|tab\.|listing|algorithm|chart|exhibit)\s*[\dIVX]+[a-z]?\s*[:.|—–-]",
+                     re.IGNORECASE)
+# words of which a sentence of prose has at least one ("the", "of", "is"): a line of six words or more without any
+# is a list of names or a flattened table ("lsg-pubmed LSG-PubMed (4,096) LSG-PubMed (16,384) ...")
+LISTED_WORDS = 6
+# a sentence whose words are more than this share symbols, lone letters or markup left by a converter (a formula's
+# "𝒪 superscript 𝐻 2 𝐿 ... italic_H start_POSTSUPERSCRIPT") is not text to read
+SYMBOLS = 0.3
+SYMBOL = re.compile(r"^[^\W\d_aAI]$|\\[a-zA-Z]|[{}^]|[a-z]_[A-Z]|[\U0001D400-\U0001D7FF]|^[^\w]+$")
 
 
-def pointer(shown: str, span: str) -> bool:
-    """Whether a sentence (``shown``, as the summary would show it; ``span``, as written) only points elsewhere
-    (``POINTER``)."""
-    return POINTER.match(shown) is not None and len(shown.split()) <= POINTER_WORDS and PLACE.search(span) is not None
+def worth_showing(shown: str, span: str) -> bool:
+    """Whether a sentence (``shown``, as the summary would show it; ``span``, as written) reads as something said,
+    on its own: not one that ends on a colon (what it introduces is not shown), only points elsewhere
+    (``POINTER``, ``SHOWN_IN``), is a caption (``CAPTION``), a list of names (``LISTED_WORDS``) or mostly symbols
+    (``SYMBOLS``)."""
+    from lsgtool.summarize.lexical import STOP, WORD
+
+    words = shown.split()
+    pointing = (POINTER.match(shown) is not None and PLACE.search(span) is not None) or SHOWN_IN.search(shown)
+    listed = len(words) >= LISTED_WORDS and not any(w in STOP for w in map(str.lower, WORD.findall(shown)))
+    symbols = sum(SYMBOL.search(w) is not None for w in words) > SYMBOLS * len(words)
+    return not (shown.rstrip().endswith(":") or (pointing and len(words) <= POINTER_WORDS)
+                or CAPTION.match(shown) or listed or symbols)
 
 
 def _capitals(sentence: str) -> tuple[int, int]:
@@ -299,8 +323,8 @@ class Extractive:
         capitals = [_capitals(s) for s in sentences]
         shouting = sum(c for c, _ in capitals) > SHOUTED * max(1, sum(n for _, n in capitals))  # a text in capitals
         return sentences, [MIN_WORDS <= len(s.split()) <= MAX_WORDS and substance(s) >= SUBSTANCE
-                           and (shouting or c <= SHOUTED * n) and not s.rstrip().endswith(":")
-                           and not pointer(s, text[a:b]) for s, (c, n), (a, b) in zip(sentences, capitals, spans)]
+                           and (shouting or c <= SHOUTED * n) and worth_showing(s, text[a:b])
+                           for s, (c, n), (a, b) in zip(sentences, capitals, spans)]
 
     def features(self, read: Read, titled: bool = True, context: Context | None = None) -> torch.Tensor:
         """(sentences, features) of what ``read`` holds, as a learned scorer takes them (``summarize.scorer``);

@@ -383,9 +383,17 @@ def test_a_verse_numbered_bible_is_summarised_without_its_verse_labels(runner, a
     ("See, I told you the river would flood the whole valley this spring.", False),
     ("See how the river floods the whole valley every single spring.", False),
     ("The section below shows how the parser reads a generic argument.", False),
+    ("Additional classification results using a smaller block size are presented in Table 10.", True),
+    ("A more complete visualization of the learned kernels can be found in Figure 3 and 7.", True),
+    ("Table 2 shows that the parser reads a generic argument twice as fast as before.", False),
+    ("Figure 6: Complete visualization of the kernel of the first dimension of the model.", True),  # a caption
+    ("lsg-pubmed LSG-PubMed (4,096) LSG-PubMed (16,384) lsg-arxiv LSG-ArXiv (4,096)", True),  # a flattened table
+    ("The layer takes 𝒪 superscript 𝐻 2 𝐿 𝐻 𝑁 italic_H start_POSTSUPERSCRIPT 2 end_POSTSUPERSCRIPT time.", True),
+    ("Rename `is_some_and` to `is_some_with` and `map_or` to `map_or_else` in the whole library.", False),
 ])
 def test_a_sentence_that_only_points_elsewhere_is_not_picked(sentence, points):
-    """"See the reference for details." says nothing where what it points at is not shown."""
+    """"See the reference for details." says nothing where what it points at is not shown; nor does a figure's
+    caption, a flattened table or a converter's formula markup read as a sentence."""
     from lsgtool.summarize.extractive import Extractive
 
     picker = Extractive.__new__(Extractive)
