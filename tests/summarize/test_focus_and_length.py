@@ -400,3 +400,35 @@ def test_a_sentence_that_only_points_elsewhere_is_not_picked(sentence, points):
     text = "The parser reads every generic argument in one pass over the tokens. " + sentence
     cut = text.index(". ") + 1
     assert picker.sentences(text, [(0, cut), (cut + 1, len(text))])[1] == [True, not points]
+
+
+def test_a_sentence_pointing_back_is_picked_only_after_the_sentence_it_points_to(runner, app, tmp_path, monkeypatch):
+    """"This idea is also used in Transformer-XL." alone dangles: picked only once the sentence before it is; a
+    sentence naming the document ("This paper ...") is no such pointer."""
+    import torch
+
+    from lsgtool.summarize.extractive import ANAPHOR, Extractive
+
+    picker = Extractive.__new__(Extractive)
+    picker.budget, picker.diversity = 100, 0.0
+    args = torch.eye(4), [5, 5, 5, 5], [True] * 4, torch.tensor([0.0, 0.5, 2.0, 1.0])
+    follows = [False, False, True, False]
+    assert picker.pick(*args, 10) == [2, 3]  # without follows: the best two
+    assert picker.pick(*args, 10, follows=follows) == [1, 3]  # 2 waits for 1, which is not among the best two
+    assert picker.pick(*args, 15, follows=follows) == [1, 2, 3]  # 1 picked, then 2 may be
+    assert picker.pick(*args, 10, follows=[True] * 4) == [2, 3]  # none other: as before
+    assert [ANAPHOR.match(s) is not None for s in ("This idea is also used.", "These are the rules.",
+            "This paper proposes a parser.", "Thistle grows here.", "The idea is old.")] == [
+        True, True, False, False, False]
+    asked = []  # what summarize hands pick: the text's own sentences, in prose, and none in talk
+    real = Extractive.pick
+    monkeypatch.setattr(Extractive, "pick", lambda self, *a, **k: asked.append(k["follows"]) or real(self, *a, **k))
+    doc = tmp_path / "parser.txt"
+    doc.write_text("The parser reads every generic argument in one pass over the tokens of the file. This idea is also "
+                   "used in the lexer, which reads the whole file once.\n")
+    talk = tmp_path / "talk.txt"
+    talk.write_text("Ann: The parser reads every generic argument in one pass over the file.\n"
+                    "Bob: That is why the lexer reads the whole file once, before the parser starts.\n" * 3)
+    for path in (doc, talk):
+        assert runner.invoke(app, ["summarize", str(path), "--sentences", "1"]).exit_code == 0
+    assert asked == [[False, True], None]
