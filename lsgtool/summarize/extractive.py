@@ -77,7 +77,11 @@ LISTED_WORDS = 6
 # a sentence whose words are more than this share symbols, lone letters or markup left by a converter (a formula's
 # "𝒪 superscript 𝐻 2 𝐿 ... italic_H start_POSTSUPERSCRIPT") is not text to read
 SYMBOLS = 0.3
-SYMBOL = re.compile(r"^[^\W\d_aAI]$|\\[a-zA-Z]|[{}^]|[a-z]_[A-Z]|[\U0001D400-\U0001D7FF]|^[^\w]+$")
+SYMBOL = re.compile(r"^[^\W\d_aAI]$|\\[a-zA-Z]|[{}^]|[a-z]_[A-Z]|[\u2100-\u214F\U0001D400-\U0001D7FF]|^[^\w]+$")
+# what LaTeXML writes for a formula's screen readers, which a web page's text keeps beside the formula: one such
+# word and the sentence is markup, however much prose is around it ("start_POSTSUPERSCRIPT", "bold_italic_κ")
+FORMULA_WORDS = re.compile(r"(?:start|end)_(?:POST|FLOAT)(?:SUPER|SUB)SCRIPT|\b(?:italic|bold|blackboard|caligraphic|"
+                           r"roman|bold_italic|fraktur|script|typewriter)_[^\W_]")
 
 
 # A sentence of prose that opens by pointing back ("This idea is also used in ...", "These are ...", "Such a
@@ -100,7 +104,7 @@ def worth_showing(shown: str, span: str) -> bool:
     words = shown.split()
     pointing = (POINTER.match(shown) is not None and PLACE.search(span) is not None) or SHOWN_IN.search(shown)
     listed = len(words) >= LISTED_WORDS and not any(w in STOP for w in map(str.lower, WORD.findall(shown)))
-    symbols = sum(SYMBOL.search(w) is not None for w in words) > SYMBOLS * len(words)
+    symbols = sum(SYMBOL.search(w) is not None for w in words) > SYMBOLS * len(words) or FORMULA_WORDS.search(shown)
     return not (shown.rstrip().endswith(":") or (pointing and len(words) <= POINTER_WORDS)
                 or CAPTION.match(shown) or listed or symbols)
 

@@ -419,3 +419,16 @@ def test_a_bibles_verse_labels_are_left_out_of_what_is_shown_but_a_schedules_tim
     assert readable(span, verses=True) == "The earth was without form, and void."
     assert readable(span) == "Ge1:2 And the earth was without form, and void."
     assert readable("He came at 1:13 sharp.", verses=True) == "He came at 1:13 sharp."  # only a line's label
+
+
+def test_a_citation_after_et_al_stays_in_its_sentence():
+    """syntok ended a sentence at "Wang et al." before "(2022)", and the next one opened "(2022). Regarding ...",
+    which a summary showed as ". Regarding ..."."""
+    from lsgtool.documents.sentences import sentence_spans
+
+    for cited in ("(2022)", "([2022](https://arxiv.org/html/2401.17919v3#bib.bib37))", "[37]"):
+        text = f"SSMs were applied to text classification by Wang et al. {cited}. Regarding language models, many did."
+        found = [text[a:b] for a, b in sentence_spans(text)]
+        assert found == [text[:text.index(" Regarding")], "Regarding language models, many did."], found
+    text = "Smith et al. found it. Next one."
+    assert [text[a:b] for a, b in sentence_spans(text)] == ["Smith et al. found it.", "Next one."]

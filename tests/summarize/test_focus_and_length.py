@@ -390,6 +390,8 @@ def test_a_verse_numbered_bible_is_summarised_without_its_verse_labels(runner, a
     ("lsg-pubmed LSG-PubMed (4,096) LSG-PubMed (16,384) lsg-arxiv LSG-ArXiv (4,096)", True),  # a flattened table
     ("The layer takes 𝒪 superscript 𝐻 2 𝐿 𝐻 𝑁 italic_H start_POSTSUPERSCRIPT 2 end_POSTSUPERSCRIPT time.", True),
     ("Rename `is_some_and` to `is_some_with` and `map_or` to `map_or_else` in the whole library.", False),
+    ("Indeed, if we replace the kernel 𝜿 𝜿\\bm{\\kappa}bold_italic_κ and the input with their padded versions (hence "
+     "vectors of ℝ 2L superscript ℝ 2 𝐿\\mathbb{R}^{2L}blackboard_R) we see that it is the causal convolution.", True),
 ])
 def test_a_sentence_that_only_points_elsewhere_is_not_picked(sentence, points):
     """"See the reference for details." says nothing where what it points at is not shown; nor does a figure's
