@@ -238,6 +238,44 @@ def headings(text: str, transcript: bool | None = None) -> list[int]:
     return [] if turns(text, transcript) else list(_structure(text)[1])
 
 
+# a heading over the author's own summary of the document: a paper's abstract, a report's executive summary
+OWN_SUMMARY = re.compile(r"(?:[\dIVX]+[.)]?\s+)?(?:abstract|summary|executive summary|management summary|tl;? ?dr|"
+                         r"synopsis|overview|in (?:brief|short)|at a glance|key (?:points|findings|takeaways))[.:]?",
+                         re.IGNORECASE)
+
+
+# the summary of the whole is near the start (after a title, its authors, a contents list): one of the first
+# OWN_FIRST headings, in the first OWN_SHARE of the text; a "Summary" further in sums up a part (an RFC's
+# "### Summary" of its problems: boosted, R-1 on the nine RFCs with one fell from 35.7 to 32.8)
+OWN_FIRST, OWN_SHARE = 4, 0.2
+
+
+def own_summary(text: str, transcript: bool | None = None) -> tuple[int, int] | None:
+    """Where ``text``'s author summed it up (``OWN_SUMMARY``: Abstract, Summary, TL;DR, Executive summary,
+    Overview), from its heading to the next, near its start (``OWN_FIRST``, ``OWN_SHARE``); None without one."""
+    starts = headings(text, transcript)[:OWN_FIRST + 1]
+    for a, b, words in zip(starts, starts[1:] + [len(text)], heading_texts(text, starts[:OWN_FIRST])):
+        marks = ATX_MARKS.match(text, a)
+        top = marks is None or text[a:marks.end()].count("#") <= 2  # not "### Overview" of a design's part
+        if a <= OWN_SHARE * len(text) and top and OWN_SUMMARY.fullmatch(words.strip()):
+            return a, b
+    return None
+
+
+# sections that are no part of what a document says: its references, thanks and pointers elsewhere
+BACK_MATTER = re.compile(r"(?:[\dIVX]+[.)]?\s+)?(?:references|bibliography|works cited|literature cited|citations|"
+                         r"acknowledge?ments?|further reading|external links|see also|footnotes|endnotes)[.:]?",
+                         re.IGNORECASE)
+
+
+def back_matter(text: str, transcript: bool | None = None) -> list[tuple[int, int]]:
+    """Where ``text``'s back matter is (``BACK_MATTER``: References, Bibliography, Acknowledgements, External
+    links), each section from its heading to the next."""
+    starts = headings(text, transcript)
+    return [(a, b) for a, b, words in zip(starts, starts[1:] + [len(text)], heading_texts(text, starts))
+            if BACK_MATTER.fullmatch(words.strip())]
+
+
 def heading_texts(text: str, starts: list[int]) -> list[str]:
     """The words of the headings beginning at ``starts`` (``headings``), as ``heading_words`` reads each line."""
     found = []

@@ -23,8 +23,8 @@ import torch.nn.functional as F
 
 from lsgtool.core.errors import UsageError
 from lsgtool.core.tokens import count_tokens
-from lsgtool.documents.prose import (prose_sentences, readable, speakers, substance, title_span, turns,
-                                     verse_numbered)
+from lsgtool.documents.prose import (back_matter, own_summary, prose_sentences, readable, speakers, substance,
+                                     title_span, turns, verse_numbered)
 from lsgtool.documents.sentences import sentence_spans
 from lsgtool.progress import Progress
 
@@ -47,6 +47,7 @@ TITLE_WEIGHT, LEXICAL_WEIGHT = 0.6, 0.3
 # meetings (benchmarks/quality.py, tuning part), R-1/R-2 26.0/3.3 -> 28.3/5.3. Prose keeps the centroid of all its
 # sentences (measured without SUBSTANCE: stories 40.1 either way, RFCs 33.7 against 33.2 for the eligible's).
 SPOKEN_OPENING, SPOKEN_DECAY = 0.5, 20.0
+
 
 
 # A sentence in capitals ("ONE NIGHT ONLY DOCTOR UNIVERSE ...": a sign, a banner, a heading, a licence's
@@ -342,10 +343,12 @@ class Extractive:
         verses = not spoken and verse_numbered(text)
         sentences = [readable(text[a:b], spoken, not cuts.get(i, (False,))[0], verses)
                      for i, (a, b) in enumerate(spans)]
+        back = back_matter(text, transcript)  # a paper's references: "Longt5: Efficient text-to-text ..."
         capitals = [_capitals(s) for s in sentences]
         shouting = sum(c for c, _ in capitals) > SHOUTED * max(1, sum(n for _, n in capitals))  # a text in capitals
         return sentences, [MIN_WORDS <= len(s.split()) <= MAX_WORDS and substance(s) >= SUBSTANCE
                            and (shouting or c <= SHOUTED * n) and worth_showing(s, text[a:b])
+                           and not any(x <= a < y for x, y in back)
                            for s, (c, n), (a, b) in zip(sentences, capitals, spans)]
 
     def features(self, read: Read, titled: bool = True, context: Context | None = None) -> torch.Tensor:
@@ -418,6 +421,11 @@ class Extractive:
         if self.scorer is not None:
             read = Read(text, spans, sentences, embeddings, eligible, transcript)
             score = self.scorer.score(self.features(read, units is None, context), score)
+        own = own_summary(text, transcript) if units is None and query is None else None  # a question: its answer
+        if own:  # the author's own summary (a paper's Abstract, a report's Executive summary) first: a reader asking
+            # for a summary of a paper wants its abstract (the RFCs of ../shared/quality have theirs taken out)
+            mine = torch.tensor([own[0] <= a < own[1] for a, _ in spans], dtype=torch.float)
+            score = score + mine * (float(score.max() - score.min()) + self.diversity)  # above any other's
         similarity = None if query is None else embeddings @ query
         said = speakers(text, [a for a, _ in spans], transcript)
         if similarity is not None:  # with a question, its similarity, words and speakers mixed in (``focus.focused``)

@@ -432,3 +432,21 @@ def test_a_citation_after_et_al_stays_in_its_sentence():
         assert found == [text[:text.index(" Regarding")], "Regarding language models, many did."], found
     text = "Smith et al. found it. Next one."
     assert [text[a:b] for a, b in sentence_spans(text)] == ["Smith et al. found it.", "Next one."]
+
+
+@pytest.mark.parametrize("heading, own", [("## Abstract", True), ("Executive Summary", True), ("## TL;DR", True),
+                                          ("### Overview", False), ("## Motivation", False)])
+def test_the_authors_own_summary_is_a_summary_heading_near_the_start_and_references_are_back_matter(heading, own):
+    from lsgtool.documents.prose import back_matter, own_summary
+
+    text = (f"# Block attention for long inputs\n\n{heading}\n\nWe read long inputs in blocks.\n\n"
+            "## Method\n\nEach block attends to its neighbours.\n\n" + "More words on the method here.\n\n" * 8 +
+            "## References\n\n[1] Beltagy et al. Longformer: the long-document transformer. 2020.\n")
+    found = own_summary(text)
+    assert (found is not None) == own
+    if own:
+        assert text[found[0]:found[1]].strip() == f"{heading}\n\nWe read long inputs in blocks."
+    (back,) = back_matter(text)
+    assert text[back[0]:back[1]].startswith("## References") and back[1] == len(text)
+    late = text.replace(f"{heading}\n\nWe read long inputs in blocks.\n\n", "") + f"\n{heading}\n\nIn short: blocks.\n"
+    assert own_summary(late) is None  # a summary heading far in sums up a part, not the whole

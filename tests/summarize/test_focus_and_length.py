@@ -434,3 +434,21 @@ def test_a_sentence_pointing_back_is_picked_only_after_the_sentence_it_points_to
     for path in (doc, talk):
         assert runner.invoke(app, ["summarize", str(path), "--sentences", "1"]).exit_code == 0
     assert asked == [[False, True], None]
+
+
+def test_a_papers_abstract_comes_first_and_its_references_never(runner, app, tmp_path):
+    """A reader asking for a summary of a paper wants its abstract; a bibliography entry ("Longt5: Efficient
+    text-to-text transformer for long sequences.") is no sentence of it."""
+    body = GENESIS.read_text().splitlines()
+    paper = tmp_path / "paper.md"
+    paper.write_text("# The creation, read again\n\n## Abstract\n\n"
+                     "We read the first chapters of Genesis as a story of order made out of the deep waters. "
+                     "The days of creation divide light, sky, land and life in turn.\n\n"
+                     "## Reading\n\n" + "\n".join(body[:60]) + "\n\n## References\n\n"
+                     "Longt5: Efficient text-to-text transformer for long sequences of the deep earth and waters.\n")
+    text = paper.read_text()
+    abstract = (text.index("We read"), text.index("## Reading"))
+    record = _json(runner, app, [str(paper), "--sentences", "2"])
+    assert all(abstract[0] <= s["sources"][0]["start"] < abstract[1] for s in record["sentences"]), record["summary"]
+    whole = _json(runner, app, [str(paper), "--sentences", "40"])
+    assert "Longt5" not in whole["summary"]
