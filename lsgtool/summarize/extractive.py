@@ -27,6 +27,7 @@ from lsgtool.documents.prose import (back_matter, own_summary, prose_sentences, 
                                      title_span, turns, verse_numbered)
 from lsgtool.documents.sentences import sentence_spans
 from lsgtool.progress import Progress
+from lsgtool.summarize.lexical import STOP, WORD
 
 if TYPE_CHECKING:
     from lsgtool.summarize.scorer import Scorer
@@ -92,7 +93,7 @@ FORMULA_WORDS = re.compile(r"(?:start|end)_(?:POST|FLOAT)(?:SUPER|SUB)SCRIPT|\b(
 # "That's the plan" opens many a point.
 ANAPHOR = re.compile(r"(?:this|these|that|those|such)\b(?!\s+(?:rfc|paper|document|proposal|work|article|report|"
                      r"chapter|section|book|thesis|study|memo|meeting|post|note|guide|change|pr|pull request|"
-                     r"issue|release|page|book|talk|episode|letter)s?\b)", re.IGNORECASE)
+                     r"issue|release|page|talk|episode|letter)s?\b)", re.IGNORECASE)
 
 
 def worth_showing(shown: str, span: str) -> bool:
@@ -100,8 +101,6 @@ def worth_showing(shown: str, span: str) -> bool:
     on its own: not one that ends on a colon (what it introduces is not shown), only points elsewhere
     (``POINTER``, ``SHOWN_IN``), is a caption (``CAPTION``), a list of names (``LISTED_WORDS``) or mostly symbols
     (``SYMBOLS``)."""
-    from lsgtool.summarize.lexical import STOP, WORD
-
     words = shown.split()
     pointing = (POINTER.match(shown) is not None and PLACE.search(span) is not None) or SHOWN_IN.search(shown)
     listed = len(words) >= LISTED_WORDS and not any(w in STOP for w in map(str.lower, WORD.findall(shown)))
