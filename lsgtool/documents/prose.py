@@ -239,41 +239,60 @@ def headings(text: str, transcript: bool | None = None) -> list[int]:
 
 
 # a heading over the author's own summary of the document: a paper's abstract, a report's executive summary
-OWN_SUMMARY = re.compile(r"(?:[\dIVX]+[.)]?\s+)?(?:abstract|summary|executive summary|management summary|tl;? ?dr|"
-                         r"synopsis|overview|in (?:brief|short)|at a glance|key (?:points|findings|takeaways))[.:]?",
+OWN_SUMMARY = re.compile(r"(?:[\dIVX]+(?:\.\d+)*[.)]?\s+)?(?:abstract|summary|executive summary|"
+                         r"management summary|tl;? ?dr|synopsis|overview|in (?:brief|short)|at a glance|"
+                         r"key (?:points|findings|takeaways))[.:]?",
                          re.IGNORECASE)
 
 
-# the summary of the whole is near the start (after a title, its authors, a contents list): one of the first
-# OWN_FIRST headings, in the first OWN_SHARE of the text; a "Summary" further in sums up a part (an RFC's
-# "### Summary" of its problems: boosted, R-1 on the nine RFCs with one fell from 35.7 to 32.8)
-OWN_FIRST, OWN_SHARE = 4, 0.2
+# the summary of the whole is near the start, after a title, its authors, a contents list: a heading line in the
+# first OWN_SHARE of the text (of a short one, its first OWN_CHARS characters); a "Summary" further in, or under a
+# "###" heading, sums up a part (an RFC's "### Overview" of its design: boosted, R-1 on the nine RFCs with such a
+# heading fell from 35.7 to 32.8)
+OWN_SHARE, OWN_CHARS = 0.2, 3000
 
 
 def own_summary(text: str, transcript: bool | None = None) -> tuple[int, int] | None:
     """Where ``text``'s author summed it up (``OWN_SUMMARY``: Abstract, Summary, TL;DR, Executive summary,
-    Overview), from its heading to the next, near its start (``OWN_FIRST``, ``OWN_SHARE``); None without one."""
-    starts = headings(text, transcript)[:OWN_FIRST + 1]
-    for a, b, words in zip(starts, starts[1:] + [len(text)], heading_texts(text, starts[:OWN_FIRST])):
-        marks = ATX_MARKS.match(text, a)
-        top = marks is None or text[a:marks.end()].count("#") <= 2  # not "### Overview" of a design's part
-        if a <= OWN_SHARE * len(text) and top and OWN_SUMMARY.fullmatch(words.strip()):
-            return a, b
+    Overview): a line of its first ``OWN_SHARE`` (``OWN_CHARS``) holding only that (a ``#`` or ``##`` heading, or
+    a plain line, even right after a list), to the next heading after it; None without one, or in spoken text."""
+    if turns(text, transcript):
+        return None
+    for start, end, line in _lines(text[:max(int(OWN_SHARE * len(text)), OWN_CHARS)]):
+        if ITEM.match(line) or QUOTE.match(line):  # a contents list's "* [Summary][summary]"
+            continue
+        if (_level(text, start) or 0) <= 2 and OWN_SUMMARY.fullmatch(heading_words(line)):
+            after = [a for a in headings(text, transcript) if a > end]
+            return start, after[0] if after else len(text)
     return None
 
 
 # sections that are no part of what a document says: its references, thanks and pointers elsewhere
-BACK_MATTER = re.compile(r"(?:[\dIVX]+[.)]?\s+)?(?:references|bibliography|works cited|literature cited|citations|"
-                         r"acknowledge?ments?|further reading|external links|see also|footnotes|endnotes)[.:]?",
+BACK_MATTER = re.compile(r"(?:[\dIVX]+(?:\.\d+)*[.)]?\s+)?(?:references|bibliography|works cited|"
+                         r"literature cited|citations|acknowledge?ments?|further reading|external links|see also|"
+                         r"footnotes|endnotes)[.:]?",
                          re.IGNORECASE)
 
 
 def back_matter(text: str, transcript: bool | None = None) -> list[tuple[int, int]]:
     """Where ``text``'s back matter is (``BACK_MATTER``: References, Bibliography, Acknowledgements, External
-    links), each section from its heading to the next."""
+    links), each section from its heading to the next heading of its level or above (``## References`` holds its
+    ``### Papers``; a plain heading line has no level: to the next heading)."""
     starts = headings(text, transcript)
-    return [(a, b) for a, b, words in zip(starts, starts[1:] + [len(text)], heading_texts(text, starts))
-            if BACK_MATTER.fullmatch(words.strip())]
+    levels = [_level(text, a) for a in starts]
+    found = []
+    for k, (a, words) in enumerate(zip(starts, heading_texts(text, starts))):
+        if BACK_MATTER.fullmatch(words.strip()):
+            after = [b for b, level in zip(starts[k + 1:], levels[k + 1:]) if levels[k] is None or level is None
+                     or level <= levels[k]]
+            found.append((a, after[0] if after else len(text)))
+    return found
+
+
+def _level(text: str, start: int) -> int | None:
+    """The level of the ``#`` heading at ``start`` (its marks), None for another heading."""
+    marks = ATX_MARKS.match(text, start)
+    return text[start:marks.end()].count("#") if marks else None
 
 
 def heading_texts(text: str, starts: list[int]) -> list[str]:
@@ -443,7 +462,7 @@ def prose_sentences(text: str, transcript: bool | None = None) -> list[tuple[int
 
 
 # a verse's label at the start of its line: "Ge1:13 ", "1Co13:4 " (``bible -f``), "1:13 " (Project Gutenberg's KJV)
-VERSE = re.compile(r"^[ \t]*(?:[1-3]?[A-Z][a-z]{1,4}\.? ?)?(\d{1,3}):(\d{1,3})[ \t]+(?=\S)")
+VERSE = re.compile(r"^[ \t]*(?:[1-3]?[A-Z][a-z]{1,4})?(\d{1,3}):(\d{1,3})[ \t]+(?=\S)")
 VERSE_LINES = 3  # the fewest labelled lines of a text numbered by verses
 VERSE_RUN = 0.8  # and the least share of its labels that number the verse after the label before (or a chapter's 1)
 
@@ -463,6 +482,9 @@ def verse_numbered(text: str) -> bool:
 CODE_SPAN = re.compile(r"(`+)(.+?)\1")
 KEPT = re.compile("\ue000(\\d+)\ue001")  # where a code span's text waits while the markup after it is removed
 INLINE = [
+    # a wiki's citation markers against a word: "lake[4] with", "pressure.[14][15]", "[citation needed]"
+    (re.compile(r"(?<=[\w.,;:!?\"”)])(?:\[(?:\d{1,3}|citation needed|clarification needed|when\?|who\?|"
+                r"according to whom\?)\])+"), ""),
     (re.compile(r"!\[([^\]]*)\]\([^)]*\)"), ""),  # an image
     (re.compile(r"\[([^\]]+)\]\((?:[^()]|\([^)]*\))*\)"), r"\1"),  # [text](url)
     (re.compile(r"\[([^\]]+)\]\[[^\]]*\]"), r"\1"),  # [text][ref]
@@ -478,7 +500,10 @@ INLINE = [
     # a numbered footnote marker: " [3]"; not one a sentence begins with, where it names who did what ("[19] propose")
     (re.compile(r"(?<![.!?])\s\[\d{1,3}\](?=[\s.,;:]|$)"), ""),
 ]
-MARKER = re.compile(r"^\s*(?:>\s*)*(?:(?:[-*+•]|\(?\d{1,3}[.)]|\(?[a-z][.)])\s+)?")
+# a list's or a quotation's marks before a line's words; a clause's number before a capital ("2.1 Licensor ...",
+# "(A) Licensor ...", not "3.5 million")
+MARKER = re.compile(r"^\s*(?:>\s*)*(?:(?:[-*+•]|\(?\d{1,3}[.)]|\(?[a-z][.)]|\([A-Z]\)|\((?:[ivx]{1,4})\))\s+|"
+                    r"\d{1,3}(?:\.\d{1,3})+\.?\s+(?=[A-Z]))?")
 
 
 def readable(span: str, spoken: bool = False, unlink: bool = True, verses: bool = False) -> str:
@@ -501,7 +526,21 @@ def readable(span: str, spoken: bool = False, unlink: bool = True, verses: bool 
         for pattern, replacement in INLINE:
             text = pattern.sub(keep if replacement is None else replacement, text)
         text = " ".join(KEPT.sub(lambda m: code[int(m.group(1))], text).split())
-    return unlinked(text) if unlink else text
+    return _quoted(unlinked(text) if unlink else text)
+
+
+def _quoted(text: str) -> str:
+    """``text`` with the quotation mark its sentence of a longer quotation lacks (``"Your father," he said, "put
+    the line into my hands.`` ends with one); a text whose marks pair up, or that has a lone ``"`` inch mark inside,
+    is left as it is."""
+    if text.count("“") != text.count("”"):
+        return text + "”" if text.count("“") > text.count("”") else "“" + text
+    if text.count('"') % 2:
+        if text.startswith('"'):
+            return text + '"'
+        if text.rstrip().endswith('"'):
+            return '"' + text
+    return text
 
 
 # words that open a sentence only to tie it to the one before ("However, ...", "And the ...") or to take a turn in
@@ -543,11 +582,7 @@ SHORT_WORDS = frozenset("a an i in on at is it as be by do go he me my no of or 
 # ("how much w how easy", "th the", "we sh change"; in the ICSI meetings of ../shared/quality, 1,900 letters and 500
 # pairs)
 SAID_SHORT = SHORT_WORDS | frozenset("""am if oh ok hi ha ye yo ex et al re id ma pa ah eh mm um uh hm vs ie eg tv pc
-    ad ox ow mr ms dr de""".split())
-# a cut-off word of up to STUTTER letters is left out before the word it begins ("spea speaker", "tha that"); not
-# a word said whole before one it begins ("the theme", "for forty", "per person")
-STUTTER = 4
-WHOLE = frozenset("per may".split())
+    ad ox ow mr ms dr de x y z""".split())  # and a formula's variables said aloud
 
 
 def _spoken(span: str) -> str:
@@ -577,8 +612,8 @@ def _spoken(span: str) -> str:
         if bare and bare == last and words[-1][-1] not in ".?!":  # "it's it's" (not across a sentence end)
             words[-1] = word
             continue
-        if (last and len(last) <= STUTTER and last not in SHORT_WORDS | EMPTY | WHOLE and bare.startswith(last)
-                and bare != last and before.isalpha() and before.islower()):  # "spea speaker" (not "AI aims")
+        if (last and len(last) <= 2 and last not in SHORT_WORDS and bare.startswith(last) and bare != last
+                and before.isalpha() and before.islower()):  # a stutter: "b build" (not "AI aims", "2 25-inch")
             words[-1] = word
             continue
         words.append(word)
