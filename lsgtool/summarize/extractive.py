@@ -23,7 +23,7 @@ import torch.nn.functional as F
 
 from lsgtool.core.errors import UsageError
 from lsgtool.core.tokens import count_tokens
-from lsgtool.documents.prose import (back_matter, own_summary, prose_sentences, readable, speakers, substance,
+from lsgtool.documents.prose import (ITEM, back_matter, own_summary, prose_sentences, readable, speakers, substance,
                                      title_span, turns, verse_numbered)
 from lsgtool.documents.sentences import sentence_spans
 from lsgtool.progress import Progress
@@ -50,7 +50,6 @@ TITLE_WEIGHT, LEXICAL_WEIGHT = 0.6, 0.3
 SPOKEN_OPENING, SPOKEN_DECAY = 0.5, 20.0
 
 
-
 # A sentence in capitals ("ONE NIGHT ONLY DOCTOR UNIVERSE ...": a sign, a banner, a heading, a licence's
 # disclaimer) is not picked: more than this share of its letters are capitals, unless the whole text's are
 SHOUTED = 0.8
@@ -68,13 +67,14 @@ PLACE = re.compile(r"\b(?:above|below|section|sections|appendix|discussion|detai
 SHOWN_IN = re.compile(r"\b(?:is|are|was|were|can be|could be|may be|will be)\s+(?:shown|presented|reported|given|"
                       r"listed|summari[sz]ed|described|detailed|illustrated|depicted|provided|displayed|found|"
                       r"discussed|available|plotted|compared)\s+in\s+(?:the\s+)?(?:table|figure|fig\.|section|sec\.|"
-                      r"appendix|tab\.|chapter)s?\b", re.IGNORECASE)
+                      r"appendix|tab\.|chapter)s?\b[^.;:]{0,30}\.?$", re.IGNORECASE)  # and little after it
 POINTER_WORDS = 25
 # a figure's or table's caption ("Figure 6: Complete visualization of ..."), read out of its figure
-CAPTION = re.compile(r"(?:figure|fig\.|table|tab\.|listing|algorithm|chart|exhibit)\s*[\dIVX]+[a-z]?\s*[:.|—–-]",
+CAPTION = re.compile(r"(?:figure|fig\.|table|tab\.|listing|algorithm|chart|exhibit)\s*(?:\d+|(?-i:[IVX]+)\b)[a-z]?"
+                     r"\s*[:.|—–-]",
                      re.IGNORECASE)
-# words of which a sentence of prose has at least one ("the", "of", "is"): a line of six words or more without any
-# is a list of names or a flattened table ("lsg-pubmed LSG-PubMed (4,096) LSG-PubMed (16,384) ...")
+# words of which a sentence of prose has at least one ("the", "of", "is"): a line of six words or more without any,
+# and not ended as a sentence is, is a list of names or a flattened table ("lsg-pubmed LSG-PubMed (4,096) ...")
 LISTED_WORDS = 6
 # a sentence whose words are more than this share symbols, lone letters or markup left by a converter (a formula's
 # "𝒪 superscript 𝐻 2 𝐿 ... italic_H start_POSTSUPERSCRIPT") is not text to read
@@ -83,7 +83,7 @@ SYMBOL = re.compile(r"^[^\W\d_aAI]$|\\[a-zA-Z]|[{}^]|[a-z]_[A-Z]|[\u2100-\u214F\
 # what LaTeXML writes for a formula's screen readers, which a web page's text keeps beside the formula: one such
 # word and the sentence is markup, however much prose is around it ("start_POSTSUPERSCRIPT", "bold_italic_κ")
 FORMULA_WORDS = re.compile(r"(?:start|end)_(?:POST|FLOAT)(?:SUPER|SUB)SCRIPT|\b(?:italic|bold|blackboard|caligraphic|"
-                           r"roman|bold_italic|fraktur|script|typewriter)_[^\W_]")
+                           r"roman|bold_italic|fraktur|script|typewriter)_(?:italic_)?[^\W\d_](?!\w)")
 
 
 # A sentence of prose that opens by pointing back ("This idea is also used in ...", "These are ...", "Such a
@@ -93,20 +93,42 @@ FORMULA_WORDS = re.compile(r"(?:start|end)_(?:POST|FLOAT)(?:SUPER|SUB)SCRIPT|\b(
 # "That's the plan" opens many a point.
 ANAPHOR = re.compile(r"(?:this|these|that|those|such)\b(?!\s+(?:rfc|paper|document|proposal|work|article|report|"
                      r"chapter|section|book|thesis|study|memo|meeting|post|note|guide|change|pr|pull request|"
-                     r"issue|release|page|talk|episode|letter)s?\b)", re.IGNORECASE)
+                     r"issue|release|page|talk|episode|letter|year|month|week|day|night|morning|evening|afternoon|"
+                     r"time|summer|winter|spring|autumn|season|moment)s?\b|(?<=those) who\b|(?<=that) (?:i|we|you|"
+                     r"he|she|it|they|the|a|an|this|his|her|our|their)\b)", re.IGNORECASE)
+
+
+# a list item that goes on a sentence begun above it ("(a) copy, modify or create derivative works of the Software;
+# or"): without its "Licensee shall not:" it can read as the opposite. Not one ending on a comma: an RFC's list
+# ("- `Vec`, `String`,") reads well enough alone (left out, R-1 on the tuning RFCs fell from 36.46 to 36.33)
+GOES_ON = re.compile(r";\s*(?:and|or|and/or)?\s*$", re.IGNORECASE)
+# a news story's credits ("Reporting by ...; Editing by ..."), an e-mail's quoted header ("On Mon, 3 Mar 2025 at
+# 10:12, Ann <ann@x.org> wrote:"), a signature's or a site's bar of "|"-separated pieces
+CREDITS = re.compile(r"(?:(?:additional )?reporting|writing|editing|compiled|photos?|graphics?|produced|translated)"
+                     r" by\b", re.IGNORECASE)
+REPLY = re.compile(r"\bOn\s.{4,100}?\swrote:")
+BARS = 2
+# a table's row read as a sentence ("SAA (k=64) 72.8 66.0 65.1 9.3"): more than this share of its words numbers
+NUMBERS = 0.4
+NUMBER = re.compile(r"^[(\[]?[-+±]?[\d.,:/%]*\d[\d.,:/%]*[)\]]?[.,;:]?$")
 
 
 def worth_showing(shown: str, span: str) -> bool:
     """Whether a sentence (``shown``, as the summary would show it; ``span``, as written) reads as something said,
-    on its own: not one that ends on a colon (what it introduces is not shown), only points elsewhere
-    (``POINTER``, ``SHOWN_IN``), is a caption (``CAPTION``), a list of names (``LISTED_WORDS``) or mostly symbols
-    (``SYMBOLS``)."""
+    on its own: not one that ends on a colon (what it introduces is not shown) or goes on into the next list item
+    (``GOES_ON``), only points elsewhere (``POINTER``, ``SHOWN_IN``), is a caption (``CAPTION``), credits, a
+    quoted e-mail's header or a signature (``CREDITS``, ``REPLY``, ``BARS``), a list of names (``LISTED_WORDS``),
+    a table's row (``NUMBERS``) or mostly symbols (``SYMBOLS``)."""
     words = shown.split()
     pointing = (POINTER.match(shown) is not None and PLACE.search(span) is not None) or SHOWN_IN.search(shown)
-    listed = len(words) >= LISTED_WORDS and not any(w in STOP for w in map(str.lower, WORD.findall(shown)))
+    listed = len(words) >= LISTED_WORDS and not any(w in STOP for w in map(str.lower, WORD.findall(shown))) \
+        and not re.search(r"[.!?][\"'”’)\]]*$", shown)
     symbols = sum(SYMBOL.search(w) is not None for w in words) > SYMBOLS * len(words) or FORMULA_WORDS.search(shown)
-    return not (shown.rstrip().endswith(":") or (pointing and len(words) <= POINTER_WORDS)
-                or CAPTION.match(shown) or listed or symbols)
+    furniture = CREDITS.match(shown) or REPLY.search(shown) or shown.count(" | ") >= BARS
+    row = len(words) >= LISTED_WORDS and sum(NUMBER.match(w) is not None for w in words) > NUMBERS * len(words)
+    going = GOES_ON.search(shown) and ITEM.match(span)  # a list item, not a sentence syntok cut at a comma
+    return not (shown.rstrip().endswith(":") or going or (pointing and len(words) <= POINTER_WORDS)
+                or CAPTION.match(shown) or listed or symbols or furniture or row)
 
 
 def _capitals(sentence: str) -> tuple[int, int]:
@@ -252,7 +274,8 @@ class Extractive:
         near = [i for i in range(len(lengths)) if eligible[i] and lengths[i] < 2 * budget] if nearest else []
         candidates = [i for i in fitting if eligible[i]] or near or fitting or \
             [min(range(len(lengths)), key=lengths.__getitem__)]
-        held = {i for i in candidates if follows and follows[i]}  # until the sentence before is picked
+        pool = set(candidates)  # held until the sentence before is picked, when it can be
+        held = {i for i in candidates if follows and follows[i] and i - 1 in pool}
         candidates = [i for i in candidates if i not in held] or sorted(held)
         held = held.difference(candidates)
         picked: list[int] = []

@@ -203,7 +203,9 @@ SHORT_TEXT_SHARE = 3  # with no length asked, a text under this many default bud
 
 def _short_default(summarizer, text: str):
     """The default budget of a text shorter than ``SHORT_TEXT_SHARE`` default budgets, when no length was asked:
-    a ``1/SHORT_TEXT_SHARE`` of it, so that a short text's summary is not the text (None: the default as it is)."""
+    a ``1/SHORT_TEXT_SHARE`` of it, so that a short text's summary is not the text, but never less than its longest
+    sentence, which a budget less than it would cut, unasked, into a piece (None: the default as it is)."""
+    from lsgtool.summarize.extractive import prose_units
     from lsgtool.summarize.length import Budget
 
     words = len(text.split())
@@ -212,8 +214,10 @@ def _short_default(summarizer, text: str):
     tokens = summarizer.count([text])[0]
     if tokens >= SHORT_TEXT_SHARE * summarizer.budget:
         return None
-    return Budget(f"the default budget: 1/{SHORT_TEXT_SHARE} of a short text", max(1, tokens // SHORT_TEXT_SHARE),
-                  max(1, words // SHORT_TEXT_SHARE))
+    units = [" ".join(text[a:b].split()) for a, b in prose_units(text)]
+    longest = max(summarizer.count(units), default=1), max((len(u.split()) for u in units), default=1)
+    return Budget(f"the default budget: 1/{SHORT_TEXT_SHARE} of a short text",
+                  max(1, tokens // SHORT_TEXT_SHARE, longest[0]), max(1, words // SHORT_TEXT_SHARE, longest[1]))
 
 
 def _extractive(text: str, summarizer, overflow: str, progress: Progress, segments: Segments | None, ask: Ask,

@@ -239,5 +239,5 @@ def test_a_file_given_twice_is_summarised_once_and_said(runner, app, tmp_path):
     result = runner.invoke(app, ["summarize", str(docs / "a.txt"), str(docs / "a.txt"), str(docs), "--out", str(out)])
     assert result.exit_code == 0, result.output
     assert sorted(p.name for p in out.glob("*.md")) == ["a.summary.md", "b.summary.md"]
-    assert f"'{docs / 'a.txt'}' was given twice: summarised once" in result.output
-    assert result.output.count("summarised once") == 2, result.output
+    assert f"'{docs / 'a.txt'}' was given twice: summarised once" in result.stderr
+    assert result.stderr.count("summarised once") == 2 and "summarised once" not in result.stdout, result.output
