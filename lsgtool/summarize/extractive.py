@@ -99,7 +99,7 @@ ANAPHOR = re.compile(r"(?:this|these|that|those|such)\b(?!\s+(?:rfc|paper|docume
 
 
 # a list item that goes on a sentence begun above it ("(a) copy, modify or create derivative works of the Software;
-# or"): without its "Licensee shall not:" it can read as the opposite. Not one ending on a comma: an RFC's list
+# or", or one that opens in lower case, "- fund a programme of ..."): without its "Licensee shall not:" it can read as the opposite. Not one ending on a comma: an RFC's list
 # ("- `Vec`, `String`,") reads well enough alone (left out, R-1 on the tuning RFCs fell from 36.46 to 36.33)
 GOES_ON = re.compile(r";\s*(?:and|or|and/or)?\s*$", re.IGNORECASE)
 # a news story's credits ("Reporting by ...; Editing by ..."), an e-mail's quoted header ("On Mon, 3 Mar 2025 at
@@ -126,7 +126,8 @@ def worth_showing(shown: str, span: str) -> bool:
     symbols = sum(SYMBOL.search(w) is not None for w in words) > SYMBOLS * len(words) or FORMULA_WORDS.search(shown)
     furniture = CREDITS.match(shown) or REPLY.search(shown) or shown.count(" | ") >= BARS
     row = len(words) >= LISTED_WORDS and sum(NUMBER.match(w) is not None for w in words) > NUMBERS * len(words)
-    going = GOES_ON.search(shown) and ITEM.match(span)  # a list item, not a sentence syntok cut at a comma
+    item = ITEM.match(span)  # a list item that goes on, or goes on from, a sentence begun above it
+    going = item and (GOES_ON.search(shown) or span[item.end():item.end() + 1].islower())
     return not (shown.rstrip().endswith(":") or going or (pointing and len(words) <= POINTER_WORDS)
                 or CAPTION.match(shown) or listed or symbols or furniture or row)
 

@@ -397,6 +397,8 @@ def test_a_verse_numbered_bible_is_summarised_without_its_verse_labels(runner, a
     ("Rename `is_some_and` to `is_some_with` and `map_or` to `map_or_else` in the whole library.", False),
     ("(a) copy, modify or create derivative works of the Software provided to the Licensee; or", True),  # an item
     ("- fund a programme of demand-responsive transport pilots in twenty rural areas; and", True),
+    ("- fund a programme of demand-responsive transport pilots in twenty rural areas.", True),  # goes on from above
+    ("- The Review funds a programme of transport pilots in twenty rural areas.", False),
     ("It was late, and the parser had read every generic argument of the file, and", False),  # no list item
     ("Reporting by Andy Bruce and David Milliken; Editing by Catherine Evans and Sharon Singleton.", True),
     ("On Mon, 3 Mar 2025 at 10:12, Ann Lee <ann@x.org> wrote: Hi Ben, the April plan stands as agreed.", True),
