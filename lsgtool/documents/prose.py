@@ -250,6 +250,7 @@ OWN_SUMMARY = re.compile(r"(?:[\dIVX]+(?:\.\d+)*[.)]?\s+)?(?:abstract|summary|ex
 # "###" heading, sums up a part (an RFC's "### Overview" of its design: boosted, R-1 on the nine RFCs with such a
 # heading fell from 35.7 to 32.8)
 OWN_SHARE, OWN_CHARS = 0.2, 3000
+OWN_LINE = 40  # characters: a longer line is no such heading
 
 
 def own_summary(text: str, transcript: bool | None = None) -> tuple[int, int] | None:
@@ -259,7 +260,7 @@ def own_summary(text: str, transcript: bool | None = None) -> tuple[int, int] | 
     if turns(text, transcript):
         return None
     for start, end, line in _lines(text[:max(int(OWN_SHARE * len(text)), OWN_CHARS)]):
-        if ITEM.match(line) or QUOTE.match(line):  # a contents list's "* [Summary][summary]"
+        if len(line) > OWN_LINE or ITEM.match(line) or QUOTE.match(line):  # a contents list's "* [Summary][summary]"
             continue
         if (_level(text, start) or 0) <= 2 and OWN_SUMMARY.fullmatch(heading_words(line)):
             after = [a for a in headings(text, transcript) if a > end]

@@ -99,8 +99,9 @@ ANAPHOR = re.compile(r"(?:this|these|that|those|such)\b(?!\s+(?:rfc|paper|docume
 
 
 # a list item that goes on a sentence begun above it ("(a) copy, modify or create derivative works of the Software;
-# or", or one that opens in lower case, "- fund a programme of ..."): without its "Licensee shall not:" it can read as the opposite. Not one ending on a comma: an RFC's list
-# ("- `Vec`, `String`,") reads well enough alone (left out, R-1 on the tuning RFCs fell from 36.46 to 36.33)
+# or", or one that opens in lower case, "- fund a programme of ..."): without its "Licensee shall not:" it can
+# read as the opposite. Not one ending on a comma: an RFC's list ("- `Vec`, `String`,") reads well enough alone
+# (left out, R-1 on the tuning RFCs fell from 36.46 to 36.33)
 GOES_ON = re.compile(r";\s*(?:and|or|and/or)?\s*$", re.IGNORECASE)
 # a news story's credits ("Reporting by ...; Editing by ..."), an e-mail's quoted header ("On Mon, 3 Mar 2025 at
 # 10:12, Ann <ann@x.org> wrote:"), a signature's or a site's bar of "|"-separated pieces
