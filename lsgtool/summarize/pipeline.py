@@ -215,7 +215,7 @@ def _short_default(summarizer, text: str):
     if tokens >= SHORT_TEXT_SHARE * summarizer.budget:
         return None
     units = [" ".join(text[a:b].split()) for a, b in prose_units(text)]
-    longest = max(summarizer.count(units), default=1), max((len(u.split()) for u in units), default=1)
+    longest = (max(summarizer.count(units)), max(len(u.split()) for u in units)) if units else (1, 1)
     return Budget(f"the default budget: 1/{SHORT_TEXT_SHARE} of a short text",
                   max(1, tokens // SHORT_TEXT_SHARE, longest[0]), max(1, words // SHORT_TEXT_SHARE, longest[1]))
 

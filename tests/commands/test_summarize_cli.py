@@ -308,7 +308,7 @@ def test_an_extractive_summary_of_markdown_reads_as_text_and_its_sources_are_the
     doc = tmp_path / "rfc.md"
     body = ("# Associated items\n\n## Motivation\nAssociated **types** make generic code about graphs shorter.\n\n"
             "```rust\ntrait Graph<N, E> { fn has_edge(&self, &N, &N) -> bool; }\n```\n\n"
-            "* See [the guide](https://example.org) on `Iterator` types and graphs[^1].\n\n"
+            "* Read [the guide](https://example.org) on `Iterator` types and graphs[^1].\n\n"
             "| types | graphs |\n|---|---|\n| one | two |\n\n"
             "Graph types are chosen by the implementation, not by the caller of the graph code.\n\n"
             "[^1]: https://example.org/note\n")

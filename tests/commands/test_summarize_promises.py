@@ -34,8 +34,8 @@ def test_a_kill_between_record_and_output_leaves_a_file_the_next_run_may_replace
                                                                                monkeypatch):
     from lsgtool.summarize import batch
 
-    folder, out = docs(n=1), tmp_path / "out"
-    args = ["summarize", str(folder / "doc0.txt"), str(folder / "doc0.txt"), "--model", str(models / "bart-lsg"),
+    folder, out = docs(n=2), tmp_path / "out"
+    args = ["summarize", str(folder / "doc0.txt"), str(folder / "doc1.txt"), "--model", str(models / "bart-lsg"),
             *GEN, "--out", str(out), "--json"]
     writes = []
     real = batch.write_file
