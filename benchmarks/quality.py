@@ -213,14 +213,11 @@ def reuse_embeddings(summarizer) -> None:
 def sentences_of(path: Path) -> list[str]:
     """The sentences lsgtool's default picks from, as it shows them (the baselines are fed these): those of the
     document's prose (no headings, code or tables; in a transcript, its turns' words), markup removed."""
-    from lsgtool.documents.prose import readable, turns, verse_numbered
     from lsgtool.documents.read import read
-    from lsgtool.summarize.extractive import prose_units
+    from lsgtool.summarize.extractive import Extractive, prose_units
 
-    text = read(path).text
-    spoken = bool(turns(text))  # a transcript's sentences without speakers' names, fillers and repeats
-    verses = not spoken and verse_numbered(text)
-    return [shown for a, b in prose_units(text) if (shown := readable(text[a:b], spoken, verses=verses))]
+    text = read(path).text  # a transcript's sentences without speakers' names, fillers and repeats
+    return [shown for shown in Extractive.sentences(text, prose_units(text))[0] if shown]
 
 
 def evaluate(docs: list[Doc], systems: tuple[str, ...], summarizer, seed: int) -> None:

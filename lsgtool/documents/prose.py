@@ -238,8 +238,9 @@ def headings(text: str, transcript: bool | None = None) -> list[int]:
     return [] if turns(text, transcript) else list(_structure(text)[1])
 
 
+NUMBERED = r"(?:[\dIVX]+(?:\.\d+)*[.)]?\s+)?"  # a heading's section number: "2 ", "7.1 ", "IV. "
 # a heading over the author's own summary of the document: a paper's abstract, a report's executive summary
-OWN_SUMMARY = re.compile(r"(?:[\dIVX]+(?:\.\d+)*[.)]?\s+)?(?:abstract|summary|executive summary|"
+OWN_SUMMARY = re.compile(NUMBERED + r"(?:abstract|summary|executive summary|"
                          r"management summary|tl;? ?dr|synopsis|overview|in (?:brief|short)|at a glance|"
                          r"key (?:points|findings|takeaways))[.:]?",
                          re.IGNORECASE)
@@ -269,7 +270,7 @@ def own_summary(text: str, transcript: bool | None = None) -> tuple[int, int] | 
 
 
 # sections that are no part of what a document says: its references, thanks and pointers elsewhere
-BACK_MATTER = re.compile(r"(?:[\dIVX]+(?:\.\d+)*[.)]?\s+)?(?:references|bibliography|works cited|"
+BACK_MATTER = re.compile(NUMBERED + r"(?:references|bibliography|works cited|"
                          r"literature cited|citations|acknowledge?ments?|further reading|external links|see also|"
                          r"footnotes|endnotes)[.:]?",
                          re.IGNORECASE)

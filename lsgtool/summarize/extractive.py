@@ -358,7 +358,8 @@ class Extractive:
         sentences, eligible = self.sentences(text, spans, transcript, cuts)
         return Read(text, spans, sentences, self.embed(text, spans, lengths, Progress()), eligible, transcript)
 
-    def sentences(self, text: str, spans: list[tuple[int, int]], transcript: bool | None = None,
+    @staticmethod
+    def sentences(text: str, spans: list[tuple[int, int]], transcript: bool | None = None,
                   cuts: dict[int, tuple[bool, bool]] | None = None) -> tuple[list[str], list[bool]]:
         """The sentences at ``spans`` as the summary shows them (text, not markup), and which may be picked;
         ``cuts``: ``spans()``' pieces (a piece that goes on a sentence keeps its first words)."""

@@ -80,6 +80,18 @@ def test_a_transcript_reads_each_turn_on_its_own():
     # code keeps what it is written with: no emphasis inside it, no link taken across two code spans
     ("Call `__init__`, ``a `b` c`` and `_catch`, not __bold__.", "Call __init__, a `b` c and _catch, not bold."),
     ("Read `the guide <https://example.org>`__ and *see `x` here*.", "Read the guide and see x here."),
+    # a sentence of a longer quotation is shown with its marks paired (not an inch mark's)
+    ('"Your father," he went on, "your father put the line into my hands.',
+     '"Your father," he went on, "your father put the line into my hands."'),
+    ('Tom Rowe saw him go."', '"Tom Rowe saw him go."'),
+    ("“Come in, she said.", "“Come in, she said.”"),
+    ('A 12" pipe runs under the road.', 'A 12" pipe runs under the road.'),  # an inch mark, not a quotation
+    ('"Come in," she said.', '"Come in," she said.'),
+    # a clause's number is not shown, a number the sentence says is
+    ("2.1 Licensor grants a licence to use the Software.", "Licensor grants a licence to use the Software."),
+    ("(A) Licensor has developed the Software.", "Licensor has developed the Software."),
+    ("(iv) the fees are paid in full.", "the fees are paid in full."),
+    ("3.5 million people live in the region.", "3.5 million people live in the region."),
 ])
 def test_readable_removes_markup_and_keeps_words(raw, shown):
     assert readable(raw) == shown
@@ -463,25 +475,3 @@ def test_a_wikis_citation_markers_end_no_sentence_and_are_not_shown():
                      "It was found in 1996.", "The lake[8] lies under ice."]
     assert readable(found[-1]) == "The lake lies under ice."
     assert readable("It is high pressure.[14][15]") == "It is high pressure."
-
-
-@pytest.mark.parametrize("sentence, shown", [
-    ('"Your father," he went on, "your father put the line into my hands.',
-     '"Your father," he went on, "your father put the line into my hands."'),
-    ('Tom Rowe saw him go."', '"Tom Rowe saw him go."'),
-    ("“Come in, she said.", "“Come in, she said.”"),
-    ('A 12" pipe runs under the road.', 'A 12" pipe runs under the road.'),  # an inch mark, not a quotation
-    ('"Come in," she said.', '"Come in," she said.'),
-])
-def test_a_sentence_of_a_longer_quotation_is_shown_with_its_marks_paired(sentence, shown):
-    assert readable(sentence) == shown
-
-
-@pytest.mark.parametrize("line, shown", [
-    ("2.1 Licensor grants a licence to use the Software.", "Licensor grants a licence to use the Software."),
-    ("(A) Licensor has developed the Software.", "Licensor has developed the Software."),
-    ("(iv) the fees are paid in full.", "the fees are paid in full."),
-    ("3.5 million people live in the region.", "3.5 million people live in the region."),
-])
-def test_a_clauses_number_is_not_shown_but_a_number_the_sentence_says_is(line, shown):
-    assert readable(line) == shown
