@@ -5,6 +5,7 @@ reference points, each given the reference's word count and cut to it (ROUGE-1/2
     python benchmarks/quality.py --sets rfcs --limit 20    # a quick look
     python benchmarks/quality.py --json quality.json       # per-document scores and seconds
     python benchmarks/quality.py --pairs tuned.jsonl       # the tuning part as (text, summary) rows, to train on
+    python benchmarks/quality.py --root proposals --sets peps,keps   # PEPs and KEPs (benchmarks/proposals.py)
 
 Systems: ``default`` (what ``lsgtool summarize DOC --length Nw`` writes: the packaged learned sentence scorer),
 ``rule`` (``--scorer rule``: centroid, lexical centrality and title, the default before the learned scorer),
@@ -39,7 +40,9 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 QUALITY = Path(__file__).resolve().parents[1].parent / "shared" / "quality"
 SETS = {"rfcs": ("rust-rfcs/docs", "*.md"), "stories": ("squality-train", "*.txt"),
-        "meetings": ("qmsum-train", "*.txt")}
+        "meetings": ("qmsum-train", "*.txt"),
+        "peps": ("peps", "*.md"), "keps": ("keps", "*.md")}  # under --root from benchmarks/proposals.py
+SHARED = ("rfcs", "stories", "meetings")  # in ../shared/quality: the default
 SYSTEMS = ("oracle", "default", "rule", "centroid", "lexrank", "textrank", "lsa", "lead", "random")
 QUESTION_SYSTEMS = ("focused", "unfocused", "overlap", "lead", "random")
 WORD = re.compile(r"\w+(?:['’]\w+)*")
@@ -64,6 +67,11 @@ def part(number: int) -> str:
 
 def documents(name: str, root: Path, limit: int | None) -> list[Doc]:
     folder, pattern = SETS[name]
+    if not (root / folder).is_dir():
+        print(f"Error: no {root / folder} for --sets {name}.\nHint: " + (
+            "write it with benchmarks/proposals.py and give its --out as --root." if name not in SHARED
+            else "give --root the folder that holds ../shared/quality's sets."), file=sys.stderr)
+        sys.exit(2)
     found = []
     for path in sorted((root / folder).glob(pattern)):
         ref = path.with_suffix(".ref")
@@ -271,7 +279,8 @@ def table(title: str, docs: list[Doc], systems: tuple[str, ...]) -> list[str]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--sets", default=",".join(SETS), help=f"comma-separated: {', '.join(SETS)}")
+    parser.add_argument("--sets", default=",".join(SHARED), help=f"comma-separated: {', '.join(SETS)} (peps and "
+                                                                   "keps: --root of benchmarks/proposals.py)")
     parser.add_argument("--systems", default=",".join(SYSTEMS))
     parser.add_argument("--parts", default="tuned,held-apart")
     parser.add_argument("--limit", type=int, help="documents per set (the first, by number)")
@@ -308,9 +317,10 @@ def main() -> None:
             runs.append((f"{name} questions", questions(docs), QUESTION_SYSTEMS))
         for title, found_docs, found_systems in runs:
             evaluate(found_docs, found_systems, summarizer, args.seed)
-            for which in args.parts.split(","):
-                found = table(f"{title}, {which} part", [d for d in found_docs if part(d.number) == which],
-                              found_systems)
+            parts = [(f"{w} part", [w]) for w in args.parts.split(",")] if name in SHARED else \
+                [("never tuned on", args.parts.split(","))]  # benchmarks/proposals.py's sets: one table
+            for which, kept in parts:
+                found = table(f"{title}, {which}", [d for d in found_docs if part(d.number) in kept], found_systems)
                 print("\n".join(found), file=sys.stderr, flush=True)  # each table as soon as it is measured
                 lines += found
             dump[title] = [{"name": d.name, "part": part(d.number), "reference_words": d.words, "question": d.question,

@@ -70,3 +70,54 @@ def test_a_sentence_in_capitals_is_not_picked_unless_the_whole_text_is(runner, a
         assert result.exit_code == 0, result.output
         picked = [s["text"] for s in json.loads(result.stdout)["sentences"]]
         assert len(picked) == 2 and any(s.isupper() for s in picked) == shouted, picked
+
+
+def test_proposals_are_written_as_the_rfcs_are(tmp_path):
+    """``benchmarks/proposals.py`` turns a PEP (reStructuredText, its Abstract) and a KEP (Markdown, its Summary)
+    into a document without its summary, front matter or template boilerplate, and the summary beside it; a
+    proposal whose summary is too short is left out, and an --out holding files it did not write is refused."""
+    import shutil
+    import subprocess
+
+    if shutil.which("pandoc") is None:
+        pytest.skip("no pandoc")
+    prose = " ".join(f"The scheduler weighs request {i} against the quota of its namespace." for i in range(120))
+    peps, keps, out = tmp_path / "peps", tmp_path / "enhancements", tmp_path / "out"
+    (peps / "peps").mkdir(parents=True)
+    (peps / "peps" / "pep-0742.rst").write_text(
+        "PEP: 742\nTitle: Narrowing types with TypeIs\nAuthor: A. Person\nStatus: Final\n\n\n"
+        "Abstract\n========\n\n" + "This PEP proposes a special form, ``TypeIs``, to narrow types. " * 4 + "\n\n"
+        "Motivation\n==========\n\nSee :pep:`647` and :class:`TypeGuard`. " + prose + "\n", encoding="utf-8")
+    (peps / "peps" / "pep-0743.rst").write_text(
+        "PEP: 743\nTitle: Too short a summary\n\n\nAbstract\n========\n\nShort.\n\nMotivation\n==========\n\n"
+        + prose + "\n", encoding="utf-8")
+    kep = keps / "keps" / "sig-node" / "2400-node-swap"
+    kep.mkdir(parents=True)
+    (kep / "README.md").write_text(
+        "# KEP-2400: Node swap support\n\n<!-- toc -->\n- [Summary](#summary)\n<!-- /toc -->\n\n"
+        "## Release Signoff Checklist\n\n- [ ] Enhancement issue in release milestone\n\n## Summary\n\n"
+        + "Kubernetes nodes may use swap memory under a limit set per pod. " * 4 + "\n\n## Motivation\n\n"
+        "<!-- This section is for explicitly listing the motivation. -->\n" + prose + "\n", encoding="utf-8")
+    script = [sys.executable, str(ROOT / "benchmarks" / "proposals.py")]
+    done = subprocess.run([*script, "--peps", str(peps), "--keps", str(keps), "--out", str(out)], capture_output=True,
+                          text=True)
+    assert done.returncode == 0, done.stderr
+    assert sorted(p.name for p in (out / "peps").glob("0*")) == ["0742-narrowing-types-with-typeis.md",
+                                                                 "0742-narrowing-types-with-typeis.ref"]
+    pep = (out / "peps" / "0742-narrowing-types-with-typeis.md").read_text()
+    assert pep.startswith("# Narrowing types with TypeIs\n") and "## Motivation" in pep
+    assert "Abstract" not in pep and "Author" not in pep and "PEP 647" in pep and "TypeGuard" in pep
+    assert (out / "peps" / "0742-narrowing-types-with-typeis.ref").read_text().startswith(
+        "This PEP proposes a special form, TypeIs, to narrow types.")
+    kep_text = (out / "keps" / "2400-node-swap-support.md").read_text()
+    assert kep_text.startswith("# Node swap support\n") and "## Motivation" in kep_text
+    assert not any(word in kep_text for word in ("Summary", "Checklist", "<!--", "limit set per pod"))
+    assert (out / "keps" / "2400-node-swap-support.ref").read_text().startswith("Kubernetes nodes may use swap")
+
+    foreign = tmp_path / "mine"
+    (foreign / "peps").mkdir(parents=True)
+    (foreign / "peps" / "notes.md").write_text("mine", encoding="utf-8")
+    refused = subprocess.run([*script, "--peps", str(peps), "--out", str(foreign)], capture_output=True, text=True)
+    assert refused.returncode == 2 and "did not write" in refused.stderr
+    assert (foreign / "peps" / "notes.md").read_text() == "mine" and len(list((foreign / "peps").iterdir())) == 1
+
