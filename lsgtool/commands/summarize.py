@@ -36,7 +36,7 @@ class Format(str, Enum):
 
 def summarize_command(
     inputs: Annotated[Optional[list[str]], typer.Argument(
-        metavar="INPUT", help="Files (.txt, .md, .vtt, .srt, .pdf, .epub), folders (every such file in them) or - for standard input.",
+        metavar="INPUT", help="Files (.txt, .md, .vtt, .srt, .pdf, .epub, .html), folders (every such file in them) or - for standard input.",
         show_default=False)] = None,
     model: Annotated[Optional[str], typer.Option(
         help="Summariser: a preset, folder, Hub id or LOCOST .ckpt (`lsgtool plugins` lists presets).",
@@ -152,7 +152,7 @@ def _ask_for_input(as_json: bool) -> list[str] | None:
 
     if not interactive(as_json):
         return None
-    return [choose("Which document should be summarised? (.txt, .md, .vtt, .srt, .pdf, .epub, a folder)", document_choices())]
+    return [choose("Which document should be summarised? (.txt, .md, .vtt, .srt, .pdf, .epub, .html, a folder)", document_choices())]
 
 
 def _report(result, fmt: str | None, as_json: bool) -> None:

@@ -7,20 +7,16 @@ those types). A chapter's title is its first heading, else the table of contents
 
 from __future__ import annotations
 
-import bisect
 import io
 import re
 import zipfile
-from collections import defaultdict
 
 from lsgtool.documents.model import Chapter, DocumentError
+from lsgtool.documents.webpage import headings_of, text_of
 
 FRONT_MATTER = {"cover", "titlepage", "title-page", "toc", "copyright-page", "copyright", "frontmatter", "halftitlepage",
                 "dedication", "epigraph", "imprint", "colophon", "landmarks", "loi", "lot"}
-BLOCKS = {"p", "div", "h1", "h2", "h3", "h4", "h5", "h6", "li", "blockquote", "pre", "section", "article", "tr", "br",
-          "dt", "dd", "figcaption", "header", "footer"}
 HEADINGS = ("h1", "h2", "h3")  # a chapter's title is its first of these
-SECTIONS = ("h1", "h2", "h3", "h4", "h5", "h6")  # headings inside a chapter: markers name the one above a sentence
 FONT_OBFUSCATION = ("http://www.idpf.org/2008/embedding", "http://ns.adobe.com/pdf/enc#RC")
 
 
@@ -37,47 +33,6 @@ def _encrypted(data: bytes) -> bool:
 def _types(element) -> set[str]:
     value = next((v for k, v in element.attrib.items() if k.endswith("}type") or k == "epub:type"), "")
     return set(value.split())
-
-
-def _text(element) -> str:
-    """Text of an element, a blank line after each block element."""
-    parts: list[str] = []
-
-    def walk(node) -> None:
-        tag = node.tag.split("}")[-1] if isinstance(node.tag, str) else ""
-        if tag in ("script", "style"):
-            return
-        if node.text and tag:
-            parts.append(node.text)
-        for child in node:
-            walk(child)
-            if child.tail:
-                parts.append(child.tail)
-        if tag in BLOCKS:
-            parts.append("\n\n")
-
-    walk(element)
-    text = re.sub(r"[ \t\r\f\v]+", " ", "".join(parts))
-    return re.sub(r"\s*\n\s*\n\s*", "\n\n", text).strip()
-
-
-def _headings(text: str, body, title_element) -> list[tuple[int, int, str]]:
-    """(start, end, title) of the paragraphs of ``text`` that are the body's headings (but ``title_element``, taken
-    out of the text as its title), matched in order; a heading that is not a paragraph of its own is passed over."""
-    breaks = list(re.finditer("\n\n", text))
-    spans = list(zip([0] + [m.end() for m in breaks], [m.start() for m in breaks] + [len(text)]))
-    where = defaultdict(list)  # a paragraph's text -> the indices of the paragraphs with it, in order
-    for i, (a, b) in enumerate(spans):
-        where[" ".join(text[a:b].split())].append(i)
-    found, after = [], 0
-    for element in body.iter(*SECTIONS):
-        title = " ".join(element.text_content().split())
-        indices = where.get(title, []) if element is not title_element else []
-        j = bisect.bisect_left(indices, after)
-        if title and j < len(indices):
-            after = indices[j] + 1
-            found.append((*spans[indices[j]], title))
-    return found
 
 
 def _toc_labels(book) -> dict[str, str]:
@@ -126,14 +81,14 @@ def read_epub(data: bytes, name: str) -> tuple[list[Chapter], str | None, list[s
                 or types & FRONT_MATTER or (sections & FRONT_MATTER and not sections - FRONT_MATTER)):
             skipped.append(label or item.get_name())
             continue
-        text = _text(body) if body is not None else ""
+        text = text_of(body) if body is not None else ""
         if not text:
             continue
         heading = next((el for tag in HEADINGS for el in body.iter(tag)), None)
         title = heading.text_content().strip() if heading is not None else label
         taken = title and text.startswith(title)
         text = text[len(title):].strip() if taken else text
-        chapters.append(Chapter(title, text, headings=_headings(text, body, heading if taken else None)))
+        chapters.append(Chapter(title, text, headings=headings_of(text, body, heading if taken else None)))
     if not chapters:
         raise DocumentError(f"'{name}' has no text in its spine.", "check that the EPUB is not empty.")
     titles = book.get_metadata("DC", "title")

@@ -8,8 +8,9 @@ from pathlib import Path
 from lsgtool.documents.model import Chapter, Document, DocumentError
 from lsgtool.documents.prose import is_captions, turns
 from lsgtool.documents.text import chapters, decode
+from lsgtool.documents.webpage import looks_like_html
 
-SUFFIXES = (".txt", ".md", ".markdown", ".text", ".vtt", ".srt", ".pdf", ".epub")
+SUFFIXES = (".txt", ".md", ".markdown", ".text", ".vtt", ".srt", ".pdf", ".epub", ".html", ".htm")
 
 
 def supported(path: Path) -> bool:
@@ -17,7 +18,7 @@ def supported(path: Path) -> bool:
 
 
 def read_bytes(data: bytes, name: str, suffix: str = "", transcript: bool | None = None) -> Document:
-    """A document from bytes: PDF and EPUB by their signature, else UTF-8 text (Markdown by its suffix, captions
+    """A document from bytes: PDF, EPUB and HTML by their signature, else UTF-8 text (Markdown by its suffix, captions
     by their format); ``transcript``: read its text as a transcript (True) or prose (False), None: detected."""
     digest = hashlib.sha256(data).hexdigest()
     suffix = suffix.lower()
@@ -31,6 +32,11 @@ def read_bytes(data: bytes, name: str, suffix: str = "", transcript: bool | None
 
         found, title, notes = read_epub(data, name)
         return Document(name, "epub", found, digest, title, notes, transcript=transcript)
+    if suffix in (".html", ".htm") or looks_like_html(data):
+        from lsgtool.documents.webpage import read_html
+
+        found, title, notes = read_html(data, name)
+        return Document(name, "html", found, digest, title, notes, transcript=transcript)
     text = decode(data, name)
     captions = is_captions(text)
     if suffix in (".vtt", ".srt") or captions:  # WebVTT, SubRip: cues, read as turns (documents.prose)

@@ -42,7 +42,7 @@ def decode(data: bytes, name: str) -> str:
         return data.decode("utf-16")
     if b"\x00" in data[:8192]:
         raise DocumentError(f"'{name}' is binary data, not text.",
-                            "pass a .txt, .md, .vtt, .srt, .pdf or .epub file (or text on standard input).")
+                            "pass a .txt, .md, .vtt, .srt, .pdf, .epub or .html file (or text on standard input).")
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:

@@ -15,6 +15,7 @@ from typing import Callable
 from lsgtool.core.errors import UsageError
 from lsgtool.documents import Document, read, supported
 from lsgtool.documents.model import Chapter
+from lsgtool.summarize.html import written_by_lsgtool
 
 TEXT_COLUMNS = ("document", "article", "text", "input", "source", "content")
 SUMMARY_COLUMNS = ("summary", "abstract", "highlights", "target", "reference")
@@ -62,9 +63,10 @@ def files(inputs: list[str], references: Path | None = None, transcript: bool | 
             continue
         path = Path(given).expanduser()
         if path.is_dir():
-            found = sorted(p for p in path.rglob("*") if p.is_file() and supported(p) and not p.name.startswith("."))
+            found = sorted(p for p in path.rglob("*") if p.is_file() and supported(p) and not p.name.startswith(".")
+                           and not (p.suffix.lower() in (".html", ".htm") and written_by_lsgtool(p)))  # pages we wrote
             if not found:
-                raise UsageError(f"folder '{path}' holds no .txt, .md, .vtt, .srt, .pdf or .epub file.",
+                raise UsageError(f"folder '{path}' holds no .txt, .md, .vtt, .srt, .pdf, .epub or .html file.",
                                  "pass files, or a folder with some in it.")
             found = [p for p in found if first(p)]
             placed += [(str(p), p.relative_to(path)) for p in found]

@@ -80,12 +80,16 @@ def test_chapters_are_titled_with_their_book(text, titles):
     ("caf\u00e9".encode("latin-1"), ".txt", "is not UTF-8 text"),
     (b"%PDF-1.4\n%broken", ".pdf", "is not a readable PDF"),
     (b"not a zip", ".epub", "is not an EPUB"),
+    (b"<!DOCTYPE html><html><head><title>T</title></head><body><nav>Home</nav></body></html>", ".html",
+     "web page without text"),
 ])
 def test_files_without_text_are_refused_naming_them(data, suffix, message):
     if suffix == ".pdf":
         pytest.importorskip("pymupdf")
     if suffix == ".epub":
         pytest.importorskip("ebooklib")
+    if suffix == ".html":
+        pytest.importorskip("lxml")
     with pytest.raises(DocumentError, match=message) as info:
         read_bytes(data, f"bad{suffix}", suffix)
     assert f"'bad{suffix}'" in info.value.message and info.value.hint
@@ -175,3 +179,44 @@ def test_epub_places_name_the_heading_above_and_count_paragraphs_after_it(bible_
             for v in range(1, 5):
                 place = document.place(document.text.index(f"{name} {c}:{v} "))
                 assert (place.title, place.paragraph) == (f"{name} — Chapter {c}", v)
+
+
+PAGE = """<!DOCTYPE html>
+<html><head><meta charset="utf-8"><title>Chickpea Curry | Weeknight Kitchen</title>
+<style>p {{ color: red }}</style><script>var hidden = "never shown";</script></head>
+<body><header><a href="/">Weeknight Kitchen</a><nav><a href="/recipes">Recipes</a></nav></header>
+{open}<h1>Chickpea Curry</h1>
+<p>This curry comes together in thirty minutes from pantry staples.</p>
+<h2>Method</h2>
+<ol><li>Heat the oil and soften the onion.</li><li>Stir in the spices.</li></ol>
+<aside>Sign up for our newsletter!</aside>{close}
+<footer>Copyright Weeknight Kitchen</footer></body></html>"""
+
+
+@pytest.mark.parametrize("open_, close, suffix", [("<main>", "</main>", ".html"), ("<article>", "</article>", ".htm"),
+                                                  ("", "", "")])
+def test_a_web_page_is_read_from_its_main_text_without_its_furniture(open_, close, suffix):
+    """A page's text: its <main> (else its one <article>, else its <body>, without the site's header and footer),
+    never its navigation, aside, script or style; its h1 is its title and its h2 a heading; known by its suffix or,
+    without one, by its doctype."""
+    pytest.importorskip("lxml")
+    document = read_bytes(PAGE.format(open=open_, close=close).encode(), f"curry{suffix}", suffix)
+    assert document.kind == "html" and document.title == "Chickpea Curry"
+    assert document.text.split("\n\n") == ["This curry comes together in thirty minutes from pantry staples.", "Method",
+                                            "Heat the oil and soften the onion.", "Stir in the spices."]
+    (chapter,) = document.chapters
+    assert [title for _, _, title in chapter.headings] == ["Method"]
+    assert "left out" in document.notes[0]
+
+
+def test_a_folder_s_summary_pages_are_not_read_as_its_documents(tmp_path):
+    """A folder holding the pages lsgtool wrote beside a web page of the user's: only the user's is an input."""
+    pytest.importorskip("lxml")
+    from lsgtool.summarize.html import GENERATOR
+    from lsgtool.summarize.inputs import files
+
+    (tmp_path / "curry.html").write_text(PAGE.format(open="<main>", close="</main>"), encoding="utf-8")
+    (tmp_path / "index.html").write_text(f'<!DOCTYPE html><html><head><meta name="generator" content="{GENERATOR}">'
+                                         "<title>Summaries</title></head><body><p>A summary.</p></body></html>",
+                                         encoding="utf-8")
+    assert [job.name for job in files([str(tmp_path)])] == [str(tmp_path / "curry.html")]

@@ -1,0 +1,106 @@
+"""HTML's text, for web pages (``.html``, ``.htm``) and EPUB chapters alike, through lxml: a blank line after each
+block element, scripts and styles left out, and where each heading's paragraph is.
+
+A web page is read from its main content (``<main>``, else its one ``<article>``, else ``<body>``), without
+navigation, asides, forms and, outside ``<main>``/``<article>``, the site's header and footer; its ``<title>``
+(else its first ``<h1>``) is its title and its headings mark its sections, as an EPUB chapter's do.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from collections import defaultdict
+
+from lsgtool.documents.model import Chapter, DocumentError
+
+BLOCKS = {"p", "div", "h1", "h2", "h3", "h4", "h5", "h6", "li", "blockquote", "pre", "section", "article", "tr", "br",
+          "dt", "dd", "figcaption", "header", "footer"}
+SECTIONS = ("h1", "h2", "h3", "h4", "h5", "h6")  # headings: markers name the one above a sentence
+HIDDEN = ("script", "style", "noscript", "template")
+CHROME = ("nav", "aside", "form", "button", "svg")  # a page's furniture, never its text
+SITE = ("header", "footer")  # a site's, when the page has no <main> or <article> to read instead
+
+
+def text_of(element) -> str:
+    """Text of an element, a blank line after each block element."""
+    parts: list[str] = []
+
+    def walk(node) -> None:
+        tag = node.tag.split("}")[-1] if isinstance(node.tag, str) else ""
+        if tag in HIDDEN:
+            return
+        if node.text and tag:
+            parts.append(node.text)
+        for child in node:
+            walk(child)
+            if child.tail:
+                parts.append(child.tail)
+        if tag in BLOCKS:
+            parts.append("\n\n")
+
+    walk(element)
+    text = re.sub(r"[ \t\r\f\v]+", " ", "".join(parts))
+    return re.sub(r"\s*\n\s*\n\s*", "\n\n", text).strip()
+
+
+def headings_of(text: str, body, title_element) -> list[tuple[int, int, str]]:
+    """(start, end, title) of the paragraphs of ``text`` that are the body's headings (but ``title_element``, taken
+    out of the text as its title), matched in order; a heading that is not a paragraph of its own is passed over."""
+    breaks = list(re.finditer("\n\n", text))
+    spans = list(zip([0] + [m.end() for m in breaks], [m.start() for m in breaks] + [len(text)]))
+    where = defaultdict(list)  # a paragraph's text -> the indices of the paragraphs with it, in order
+    for i, (a, b) in enumerate(spans):
+        where[" ".join(text[a:b].split())].append(i)
+    found, after = [], 0
+    for element in body.iter(*SECTIONS):
+        title = " ".join(element.text_content().split())
+        indices = where.get(title, []) if element is not title_element else []
+        j = bisect.bisect_left(indices, after)
+        if title and j < len(indices):
+            after = indices[j] + 1
+            found.append((*spans[indices[j]], title))
+    return found
+
+
+def chapter(body, title: str | None) -> Chapter:
+    """``body``'s text as a chapter: its first h1-h3 is its title (else ``title``), taken out of the text when the
+    text begins with it."""
+    heading = next((el for tag in SECTIONS[:3] for el in body.iter(tag)), None)
+    own = " ".join(heading.text_content().split()) if heading is not None else ""
+    text = text_of(body)
+    taken = bool(own) and text.startswith(own)
+    return Chapter(own or title, text[len(own):].strip() if taken else text,
+                   headings=headings_of(text[len(own):].strip() if taken else text, body, heading if taken else None))
+
+
+def looks_like_html(data: bytes) -> bool:
+    head = data[:1024].lstrip(b"\xef\xbb\xbf \t\r\n").lower()
+    return head.startswith((b"<!doctype html", b"<html"))
+
+
+def read_html(data: bytes, name: str) -> tuple[list[Chapter], str | None, list[str]]:
+    """(one chapter: the page's main text, its title, notes)."""
+    try:
+        from lxml import html
+    except ImportError:
+        raise DocumentError(f"'{name}' is a web page, and reading HTML needs lxml.",
+                            "pip install 'lsgtool[books]' (or lxml), or save the page as text.") from None
+    try:
+        root = html.document_fromstring(data)
+    except Exception as exc:  # lxml's ParserError for an empty or broken page
+        raise DocumentError(f"'{name}' is not a readable HTML page: {exc}.", "check the file.") from None
+    page_title = " ".join((root.findtext(".//title") or "").split()) or None
+    articles = root.findall(".//article")
+    body = root.find(".//main")
+    body = body if body is not None else articles[0] if len(articles) == 1 else root.find(".//body")
+    body = body if body is not None else root
+    dropped = [el for el in body.iter(*CHROME, *(SITE if body.tag == "body" else ())) if el is not body]
+    for element in dropped:
+        element.drop_tree()  # its tail (the text after it) stays
+    found = chapter(body, page_title)
+    if not found.text.strip():
+        raise DocumentError(f"'{name}' is a web page without text in its body.", "check the file.")
+    notes = [f"HTML: the text of its <{body.tag}>" + (f"; {len(dropped)} navigation, aside, form or site header/footer "
+                                                      "elements left out" if dropped else "")]
+    return [found], found.title, notes  # its h1 before its <title> ("Recipe | Site")
