@@ -14,6 +14,7 @@ from collections import Counter
 from itertools import accumulate
 
 from lsgtool.documents.model import Chapter, DocumentError
+from lsgtool.documents.prose import HYPHENS, rejoined, word_counts
 
 PAGE_NUMBER = re.compile(r"^\W*(page\s*)?[0-9ivxlc]+\W*$", re.IGNORECASE)
 PAGE = "\ufdd0"  # a noncharacter (Unicode keeps them for a program's internal use): marks where a page's text begins
@@ -52,13 +53,14 @@ def clean_pages(split: list[list[str]], common: set[str]) -> tuple[str, list[int
                 kept.append(line[:indent] + marks + line[indent:])
                 marks = ""
     text = "\n".join(kept)
-    vocabulary = Counter(w.lower() for w in re.findall(r"\w+(?:-\w+)*", text))
+    vocabulary = word_counts(text, HYPHENATED)
     joined = 0
 
     def join(match: re.Match) -> str:
         nonlocal joined
         head, page, tail = match.groups()
-        if vocabulary[f"{head}-{tail}".lower()] and not vocabulary[(head + tail).lower()]:
+        compound = match.start() > 0 and text[match.start() - 1] in HYPHENS  # "direct-to-" and "consumer"
+        if rejoined(head, tail, vocabulary, compound) != head + tail:
             return f"{head}-{page}{tail}"  # a real compound the document writes with its hyphen elsewhere
         joined += 1
         return head + page + tail

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import bisect
 import re
+from collections import Counter
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Iterator
@@ -53,10 +54,12 @@ QUOTE = re.compile(r"\s*>")
 FIELD = re.compile(r"\s*(?:[-*+]\s+)?[A-Za-z][\w/()-]*(?: [\w/()-]+){0,3}:\s+\S.{0,100}(?<![.!?:;,])\s*$")
 DIRECTIVE = re.compile(r"\s*\.\. ")  # reStructuredText: .. note::, .. code-block::
 STAMP = r"\[?((?:\d{1,2}:)?\d{1,2}:\d{2})(?:[.,]\d+)?\]?"  # a time said before a turn: [00:12:31], 12:31
-TURN = re.compile(rf"\s*(?:{STAMP}\s+)?([A-Z][\w.'’ -]{{0,40}}?)\s*(?:\({STAMP}\))?:\s+(?=\S)")  # "Speaker: words"
+# "Speaker: words", "Jane Doe -- Chief Financial Officer: words" (a name, its firm and its role, up to 60 characters)
+TURN = re.compile(rf"\s*(?:{STAMP}\s+)?([A-Z][\w.'’ —–-]{{0,60}}?)\s*(?:\({STAMP}\))?:\s+(?=\S)")
 TRANSCRIPT = 0.5  # the share of a text's lines that must be turns for each line to be read as one
 CUE_TIME = re.compile(r"\s*((?:\d{1,2}:)?\d{1,2}:\d{2})[.,]\d{3}\s+-->\s+(?:\d{1,2}:)?\d{1,2}:\d{2}[.,]\d{3}")
 VOICE = re.compile(r"<v(?:\.[\w-]+)*\s+([^>]+)>")
+CHANGE = re.compile(r"\s*>>+\s*")  # a broadcast caption's change of speaker (">> Welcome back", ">> ANNA: Yes")
 TAG = re.compile(r"</?[a-z][^>]*>|\{\\[^}]*\}")  # caption styling: <i>, </v>, <c.yellow>, {\an8}
 
 
@@ -152,9 +155,12 @@ def _cues(text: str) -> Iterator[tuple[int, int, str | None, str]]:
         if time is None or not line.strip():  # the header, a NOTE or STYLE block; the blank line ending a cue
             time = None if not line.strip() else time
             continue
+        change = CHANGE.match(line)
         voice = VOICE.match(line.strip())
-        label = TURN.match(line)
-        skip = len(line) - len(line.lstrip())
+        label = TURN.match(line, change.end() if change else 0)
+        skip = change.end() if change else len(line) - len(line.lstrip())
+        if change:
+            speaker = None  # someone else speaks, unnamed unless a label follows
         if voice:
             speaker, skip = voice.group(1).strip(), skip + voice.end()
         elif label:
@@ -162,7 +168,8 @@ def _cues(text: str) -> Iterator[tuple[int, int, str | None, str]]:
         body = TAG.sub(lambda m: " " * len(m.group()), line[skip:])  # same length: offsets stay
         if body.strip():
             a = skip + len(body) - len(body.lstrip())
-            yield start + a, start + len(body.rstrip()) + skip, speaker, time
+            said = "" if change and speaker is None else speaker  # "": a new turn, its speaker unnamed (``turns``)
+            yield start + a, start + len(body.rstrip()) + skip, said, time
 
 
 def _spoken_lines(text: str) -> Iterator[tuple[int, int, str | None, str | None]]:
@@ -200,8 +207,8 @@ def turns(text: str, transcript: bool | None = None) -> tuple[Turn, ...]:
         return ()
     found: list[tuple[str | None, list, list]] = []  # (speaker, pieces, times) of each turn
     for start, end, speaker, time in pieces:
-        if not found or (speaker is not None and speaker != found[-1][0]):
-            found.append((speaker, [], []))
+        if not found or speaker == "" or (speaker is not None and speaker != found[-1][0]):
+            found.append((speaker or None, [], []))
         found[-1][1].append((start, end))
         found[-1][2].append(time and _hms(time))
     return tuple(Turn(tuple(spans), speaker, tuple(times)) for speaker, spans, times in found)
@@ -487,6 +494,9 @@ INLINE = [
     # a wiki's citation markers against a word: "lake[4] with", "pressure.[14][15]", "[citation needed]"
     (re.compile(r"(?<=[\w.,;:!?\"”)])(?:\[(?:\d{1,3}|citation needed|clarification needed|when\?|who\?|"
                 r"according to whom\?)\])+"), ""),
+    # pandoc's attributes and citations: "{#fig:arch width=80%}", "{.unnumbered}", "[@vaswani2017; @lsg]", "[-@sec:x]"
+    (re.compile(r"\s?\{(?:[#.][\w:.-]+|[\w-]+=\S+?)(?:\s+(?:[#.][\w:.-]+|[\w-]+=\S+?))*\}"), ""),
+    (re.compile(r"\s?\[(?:[^\[\]@]*\s)?-?@[\w:.-]+(?:[;,][^\[\]]*)?\]"), ""),
     (re.compile(r"!\[([^\]]*)\]\([^)]*\)"), ""),  # an image
     (re.compile(r"\[([^\]]+)\]\((?:[^()]|\([^)]*\))*\)"), r"\1"),  # [text](url)
     (re.compile(r"\[([^\]]+)\]\[[^\]]*\]"), r"\1"),  # [text][ref]
@@ -508,17 +518,62 @@ MARKER = re.compile(r"^\s*(?:>\s*)*(?:(?:[-*+•]|\(?\d{1,3}[.)]|\(?[a-z][.)]|\(
                     r"\d{1,3}(?:\.\d{1,3})+\.?\s+(?=[A-Z]))?")
 
 
-def readable(span: str, spoken: bool = False, unlink: bool = True, verses: bool = False) -> str:
+HYPHENS = "-\u00ad\u2010"  # a hyphen, a soft hyphen, a typographic hyphen
+BROKEN = re.compile(rf"(\w+)[{HYPHENS}]\s*$")  # a line that ends inside a word hyphenated across the line break
+BROKEN_ANY = re.compile(rf"\w[{HYPHENS}][ \t]*\r?\n[ \t]*[a-z]")
+
+
+BROKEN_WORD = re.compile(rf"\w+[{HYPHENS}][ \t]*\r?\n[ \t]*\w+")
+
+
+def word_counts(text: str, broken: re.Pattern = BROKEN_WORD) -> Counter[str]:
+    """How often ``text`` writes each word and hyphenated compound (lower case), its words ``broken`` across a
+    line left out (their halves are not words it writes), for ``rejoined``."""
+    return Counter(w.lower() for w in re.findall(r"\w+(?:-\w+)*", broken.sub(" ", text)))
+
+
+def hyphenated_words(text: str) -> Counter[str] | None:
+    """``word_counts`` of a text with a word broken across a line; None for one without."""
+    return word_counts(text) if BROKEN_ANY.search(text) else None
+
+
+TENS = re.compile(r"(?:twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)-(?:one|two|three|four|five|six|seven|"
+                  r"eight|nine)$")  # "forty-five": a number is written with its hyphen
+
+
+def rejoined(head: str, tail: str, words: Counter[str] | None, compound: bool = False) -> str:
+    """A word hyphenated across a line break, rejoined by how the document (``words``) writes it: ``replacement``
+    from ``replace-`` and ``ment``; a compound keeps its hyphen when the document writes it so and never as one
+    word, or writes neither but both halves as words of their own (``well-known``), or is a number (``forty-five``),
+    or when ``head`` is itself the last part of a compound (``compound``: ``direct-to-`` and ``consumer``)."""
+    whole, kept = (head + tail).lower(), f"{head}-{tail}".lower()
+    halves = words is not None and words[head.lower()] and words[tail.lower()]
+    if words is not None and not words[whole] and (words[kept] or compound or halves or TENS.match(kept)):
+        return f"{head}-{tail}"
+    return head + tail
+
+
+def readable(span: str, spoken: bool = False, unlink: bool = True, verses: bool = False,
+             words: Counter[str] | None = None) -> str:
     """``span`` (a sentence's text) as a summary shows it: markup removed, whitespace collapsed. ``spoken``: a
     sentence of a transcript or captions: the labels, cue numbers and timings inside it, caption tags, fillers
     and repeated words left out; ``unlink``: the words that open it only to link it to the sentence before left
     out (``unlinked``; not for a piece that goes on a sentence cut before it); ``verses``: a sentence of a text
-    numbered by verses (``verse_numbered``), its lines' verse labels left out."""
+    numbered by verses (``verse_numbered``), its lines' verse labels left out; ``words``: the document's
+    (``hyphenated_words``), a word hyphenated across a line break is rejoined by them (``rejoined``)."""
     if spoken:
         text = _spoken(span)
     else:
         lines = [VERSE.sub("", line, count=1) for line in span.splitlines()] if verses else span.splitlines()
-        text = " ".join(MARKER.sub("", line) for line in lines)
+        text = ""
+        for line in (MARKER.sub("", line) for line in lines):
+            broken, going = BROKEN.search(text), re.match(r"\s*([a-z]\w*)", line)
+            if broken and going:  # "replace-" and "ment took ..."
+                compound = text[max(broken.start() - 1, 0):broken.start()] in HYPHENS
+                text = (text[:broken.start()] + rejoined(broken.group(1), going.group(1), words, compound)
+                        + line[going.end():])
+            else:
+                text = f"{text} {line}" if text else line
         code: list[str] = []  # the code spans' text: no emphasis inside them (`__init__`, `_private`)
 
         def keep(match: re.Match) -> str:
@@ -631,10 +686,18 @@ def substance(sentence: str) -> int:
 TITLE_WORDS = 15  # a first line longer than this is prose, not a title
 
 
+FRONT_MATTER = re.compile(r"---[ \t]*\r?\n(.*?)\r?\n(?:---|\.\.\.)[ \t]*(?:\r?\n|$)", re.DOTALL)  # YAML, at the start
+
+
 def title_span(text: str, transcript: bool | None = None) -> tuple[int, int] | None:
-    """Where the document's title is: its first Markdown heading (``# ...``, or a line underlined with ``===``)
-    when the text begins with one, else its first line when that line stands alone (a blank line after it), is
-    short and does not end a sentence (``CULTURAL EXCHANGE``); None when it has none (a transcript, prose)."""
+    """Where the document's title is: its YAML front matter's ``title:``, else its first Markdown heading (``# ...``,
+    or a line underlined with ``===``) when the text begins with one, else its first line when that line stands
+    alone (a blank line after it), is short and does not end a sentence (``CULTURAL EXCHANGE``); None when it has
+    none (a transcript, prose)."""
+    front = FRONT_MATTER.match(text)
+    named = front and re.search(r"^title:[ \t]*([\"']?)(\S.*?)\1[ \t]*\r?$", front.group(1), re.MULTILINE)
+    if named:  # YAML front matter's title: "Sparse Gated Retrieval ..."
+        return front.start(1) + named.start(2), front.start(1) + named.end(2)
     lines = [line for line in _lines(text) if line[2].strip()][:2]
     if not lines or turns(text, transcript):
         return None

@@ -24,7 +24,7 @@ import torch.nn.functional as F
 from lsgtool.core.errors import UsageError
 from lsgtool.core.tokens import count_tokens
 from lsgtool.documents.prose import (ITEM, back_matter, own_summary, prose_sentences, readable, speakers, substance,
-                                     title_span, turns, verse_numbered)
+                                     title_span, turns, verse_numbered, hyphenated_words)
 from lsgtool.documents.sentences import sentence_spans
 from lsgtool.progress import Progress
 from lsgtool.summarize.lexical import STOP, WORD
@@ -53,6 +53,10 @@ SPOKEN_OPENING, SPOKEN_DECAY = 0.5, 20.0
 # A sentence in capitals ("ONE NIGHT ONLY DOCTOR UNIVERSE ...": a sign, a banner, a heading, a licence's
 # disclaimer) is not picked: more than this share of its letters are capitals, unless the whole text's are
 SHOUTED = 0.8
+IMAGE = re.compile(r"!\[[^\]]*(?:\]\(|$)")  # a Markdown image's caption: "![The architecture ...](arch.pdf)"
+ENDED = re.compile(r"[.!?…:;][\"'”’)\]]*$")  # a text that ends a sentence (or leads into what follows)
+# a conference call's operator only runs the call ("Our next question comes from ..."): never picked
+OPERATOR = re.compile(r"(?:conference |call )?operator", re.IGNORECASE)
 
 
 # A sentence that only points elsewhere ("See the reference for details.", "Refer to RFC 2005.", "More results are
@@ -117,7 +121,7 @@ NUMBER = re.compile(r"^[(\[]?[-+±]?[\d.,:/%]*\d[\d.,:/%]*[)\]]?[.,;:]?$")
 def worth_showing(shown: str, span: str) -> bool:
     """Whether a sentence (``shown``, as the summary would show it; ``span``, as written) reads as something said,
     on its own: not one that ends on a colon (what it introduces is not shown) or goes on into the next list item
-    (``GOES_ON``), only points elsewhere (``POINTER``, ``SHOWN_IN``), is a caption (``CAPTION``), credits, a
+    (``GOES_ON``), only points elsewhere (``POINTER``, ``SHOWN_IN``), is a caption (``CAPTION``, an image's), credits, a
     quoted e-mail's header or a signature (``CREDITS``, ``REPLY``, ``BARS``), a list of names (``LISTED_WORDS``),
     a table's row (``NUMBERS``) or mostly symbols (``SYMBOLS``)."""
     words = shown.split()
@@ -129,8 +133,9 @@ def worth_showing(shown: str, span: str) -> bool:
     row = len(words) >= LISTED_WORDS and sum(NUMBER.match(w) is not None for w in words) > NUMBERS * len(words)
     item = ITEM.match(span)  # a list item that goes on, or goes on from, a sentence begun above it
     going = item and (GOES_ON.search(shown) or span[item.end():item.end() + 1].islower())
+    image = IMAGE.search(span) or ("](" in span and span.count("]") > span.count("["))  # (a piece of) a caption
     return not (shown.rstrip().endswith(":") or going or (pointing and len(words) <= POINTER_WORDS)
-                or CAPTION.match(shown) or listed or symbols or furniture or row)
+                or CAPTION.match(shown) or listed or symbols or furniture or row or image)
 
 
 def _capitals(sentence: str) -> tuple[int, int]:
@@ -366,9 +371,11 @@ class Extractive:
         spoken = bool(turns(text, transcript))
         cuts = cuts or {}
         verses = not spoken and verse_numbered(text)
-        sentences = [readable(text[a:b], spoken, not cuts.get(i, (False,))[0], verses)
+        words = None if spoken else hyphenated_words(text)  # words broken across lines: how the text writes them
+        sentences = [readable(text[a:b], spoken, not cuts.get(i, (False,))[0], verses, words)
                      for i, (a, b) in enumerate(spans)]
-        back = back_matter(text, transcript)  # a paper's references: "Longt5: Efficient text-to-text ..."
+        operator = [(t.start, t.end) for t in turns(text, transcript) if OPERATOR.fullmatch(t.speaker or "")]
+        back = back_matter(text, transcript) + operator  # a paper's references: "Longt5: Efficient text-to-text ..."
         capitals = [_capitals(s) for s in sentences]
         shouting = sum(c for c, _ in capitals) > SHOUTED * max(1, sum(n for _, n in capitals))  # a text in capitals
         return sentences, [MIN_WORDS <= len(s.split()) <= MAX_WORDS and substance(s) >= SUBSTANCE
@@ -485,13 +492,14 @@ def _marked(sentence: str, cut: tuple[bool, bool] | None, before: bool, after: b
 def labelled(texts: list[str], speakers: list[str | None]) -> tuple[str, list[int]]:
     """The picked ``texts`` as the summary writes them, and where each begins in it: joined by spaces, except that
     a transcript's sentence said by another speaker than the one before it begins a line with its speaker's name
-    (``Grad B: ...``): who said it is part of what a meeting's summary tells."""
+    (``Grad B: ...``): who said it is part of what a meeting's summary tells; a text that does not end a sentence
+    (a list item, "Fresh cilantro and rice, to serve") ends its line, not to run into the next."""
     out, starts, last = "", [], None
     for text, speaker in zip(texts, speakers):
         if speaker and speaker != last:
             out += ("\n" if out else "") + f"{speaker}: "
         elif out:
-            out += " "
+            out += " " if ENDED.search(out) else "\n"
         starts.append(len(out))
         out += text
         last = speaker or last

@@ -92,6 +92,10 @@ def test_a_transcript_reads_each_turn_on_its_own():
     ("(A) Licensor has developed the Software.", "Licensor has developed the Software."),
     ("(iv) the fees are paid in full.", "the fees are paid in full."),
     ("3.5 million people live in the region.", "3.5 million people live in the region."),
+    # pandoc's citations and attributes, not a bracketed aside or a formula's braces
+    ("The gate scores passages [@vaswani2017; @lsg] as in [see @lsg, p. 3].", "The gate scores passages as in."),
+    ("A [link](https://example.org){.external} and a set {a, b}.", "A link and a set {a, b}."),
+    ("Mail a@b.org [or @joe on chat].", "Mail a@b.org [or @joe on chat]."),
 ])
 def test_readable_removes_markup_and_keeps_words(raw, shown):
     assert readable(raw) == shown
@@ -166,6 +170,9 @@ def test_a_bare_heading_line_of_plain_text_is_not_glued_to_the_sentence_after_it
     ("Grad C: Yeah, we had a discussion.\n\nPhD D: It didn't move.", None),  # a transcript's turn
     ("A short line\nthat goes on as prose.", None),  # not alone: a wrapped sentence
     ("#\n\nText.", None),
+    ('---\ntitle: "Sparse Gated Retrieval"\nauthor:\n  - H. Kobayashi\n---\n\n# Abstract\n\nText.',
+     "Sparse Gated Retrieval"),  # YAML front matter's title, not the first heading
+    ("---\nauthor: H. Kobayashi\n---\n\n# Gated retrieval\n\nText.", None),  # front matter without one
 ])
 def test_title_is_a_heading_or_a_short_line_standing_alone(text, title):
     from lsgtool.documents.prose import title_span
@@ -254,6 +261,34 @@ def test_captions_are_read_as_turns_across_cues(text):
     # each sentence's time is that of the cue it begins in
     assert [found[0].time(spans[0][0]), found[0].time(spans[1][0]), found[1].time(spans[2][0])] == \
         ["00:00:01", "00:00:04", "00:01:07"]
+
+
+def test_a_broadcast_captions_change_of_speaker_starts_a_turn_and_is_not_shown():
+    """">> " opens a new speaker's words in broadcast captions: a turn of its own (named when a label follows),
+    and never part of a sentence."""
+    from lsgtool.documents.prose import prose_sentences, readable, turns
+
+    text = ("WEBVTT\n\n00:00:01.000 --> 00:00:03.000\n>> Welcome back to the show.\n\n"
+            "00:00:03.000 --> 00:00:05.000\n>> Thanks for having me. Cover crops\n\n"
+            "00:00:05.000 --> 00:00:07.000\nfeed the soil.\n\n00:00:07.000 --> 00:00:09.000\n>> ANNA: Tell us more.\n")
+    assert [t.speaker for t in turns(text)] == [None, None, "ANNA"]
+    shown = [readable(text[a:b], spoken=True) for a, b in prose_sentences(text)]
+    assert shown == ["Welcome back to the show.", "Thanks for having me.", "Cover crops feed the soil.",
+                     "Tell us more."]
+
+
+@pytest.mark.parametrize("dash", ["--", "—"])
+def test_a_speakers_label_may_name_a_firm_and_a_role(dash):
+    """An earnings call's "Sofia Lindqvist -- Morgan Stanley -- Analyst:" is a speaker (44 characters), as is a
+    label with em dashes."""
+    from lsgtool.documents.prose import is_transcript, turns
+
+    analyst = f"Sofia Lindqvist {dash} Morgan Stanley {dash} Analyst"
+    text = (f"Operator: Our next question comes from Sofia Lindqvist.\n{analyst}: Thanks. How much is sustainable?\n"
+            f"Jane Doe {dash} Chief Financial Officer: About two-thirds of it.\n{analyst}: That's helpful.\n")
+    assert is_transcript(text)
+    assert [t.speaker for t in turns(text)] == ["Operator", analyst, f"Jane Doe {dash} Chief Financial Officer",
+                                                analyst]
 
 
 def test_prose_is_not_captions_or_a_transcript():
@@ -475,3 +510,19 @@ def test_a_wikis_citation_markers_end_no_sentence_and_are_not_shown():
                      "It was found in 1996.", "The lake[8] lies under ice."]
     assert readable(found[-1]) == "The lake lies under ice."
     assert readable("It is high pressure.[14][15]") == "It is high pressure."
+
+
+def test_a_word_hyphenated_across_a_line_break_is_shown_whole():
+    """A hard-wrapped text's "replace-\\nment" is shown "replacement"; a compound keeps its hyphen where the text
+    writes it so elsewhere, writes both halves as words, is a number or goes on a compound ("direct-to-\\nconsumer");
+    the span itself is untouched."""
+    from lsgtool.documents.prose import hyphenated_words, readable
+
+    text = ("The replace-\nment took a week, and the road-\ntest another.\nA road-test is a well-\nknown check that is "
+            "well worth it: known faults show.\nIt rode forty-\nfive miles in the direct-to-\nconsumer trial.\n")
+    words = hyphenated_words(text)
+    assert readable(text, words=words) == ("The replacement took a week, and the road-test another. A road-test is a "
+                                           "well-known check that is well worth it: known faults show. It rode "
+                                           "forty-five miles in the direct-to-consumer trial.")
+    assert hyphenated_words("No word is broken here,\nacross a line.") is None
+    assert readable("The replace-\nment.") == "The replacement."  # without the text's words: joined

@@ -404,6 +404,10 @@ def test_a_verse_numbered_bible_is_summarised_without_its_verse_labels(runner, a
     ("On Mon, 3 Mar 2025 at 10:12, Ann Lee <ann@x.org> wrote: Hi Ben, the April plan stands as agreed.", True),
     ("Ben Okafor | Head of Fleet Operations | Harbour Logistics PLC | 2 Dock Road, Southampton.", True),
     ("SAA (k=64) 72.8 66.0 65.1 9.3 71.2 64.0", True),  # a table's row
+    ("Passages are scored by the gate and the best of them are read jointly.](figures/arch.pdf){#fig:arch}", True),
+    ("![The architecture: a gate scores every passage of the document in one pass.](figures/arch.pdf)", True),
+    ("The gate scores every passage, as [the guide](https://example.org/gate) explains in full.", False),
+    ("A crate that writes `#![no_std]` at its root links no standard library at all.", False),  # not an image
     ("Revenue rose 5% to $3.2bn in 2024 as the firm sold more parsers abroad.", False),
     ("Indeed, if we replace the kernel 𝜿 𝜿\\bm{\\kappa}bold_italic_κ and the input with their padded versions (hence "
      "vectors of ℝ 2L superscript ℝ 2 𝐿\\mathbb{R}^{2L}blackboard_R) we see that it is the causal convolution.", True),
