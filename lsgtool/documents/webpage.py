@@ -22,24 +22,27 @@ CHROME = ("nav", "aside", "form", "button", "svg")  # a page's furniture, never 
 SITE = ("header", "footer")  # a site's, when the page has no <main> or <article> to read instead
 
 
-def text_of(element) -> str:
-    """Text of an element, a blank line after each block element."""
+def text_of(element, flow: bool = False) -> str:
+    """Text of an element, a blank line after each block element; ``flow``: a line break in the markup is a space
+    (HTML's own rule; not inside ``<pre>``), as a web page's source wraps its paragraphs."""
     parts: list[str] = []
 
-    def walk(node) -> None:
+    def walk(node, pre: bool) -> None:
         tag = node.tag.split("}")[-1] if isinstance(node.tag, str) else ""
         if tag in HIDDEN:
             return
+        pre = pre or tag == "pre"
+        said = (lambda words: words) if pre or not flow else (lambda words: words.replace("\n", " "))
         if node.text and tag:
-            parts.append(node.text)
+            parts.append(said(node.text))
         for child in node:
-            walk(child)
+            walk(child, pre)
             if child.tail:
-                parts.append(child.tail)
+                parts.append(said(child.tail))
         if tag in BLOCKS:
             parts.append("\n\n")
 
-    walk(element)
+    walk(element, False)
     text = re.sub(r"[ \t\r\f\v]+", " ", "".join(parts))
     return re.sub(r"\s*\n\s*\n\s*", "\n\n", text).strip()
 
@@ -64,14 +67,15 @@ def headings_of(text: str, body, title_element) -> list[tuple[int, int, str]]:
 
 
 def chapter(body, title: str | None) -> Chapter:
-    """``body``'s text as a chapter: its first h1-h3 is its title (else ``title``), taken out of the text when the
-    text begins with it."""
+    """``body``'s text as a chapter: its first h1-h3 is its title (else ``title``), taken out of the text when it is
+    the text's first paragraph."""
     heading = next((el for tag in SECTIONS[:3] for el in body.iter(tag)), None)
     own = " ".join(heading.text_content().split()) if heading is not None else ""
-    text = text_of(body)
-    taken = bool(own) and text.startswith(own)
-    return Chapter(own or title, text[len(own):].strip() if taken else text,
-                   headings=headings_of(text[len(own):].strip() if taken else text, body, heading if taken else None))
+    text = text_of(body, flow=True)
+    first = text.split("\n\n", 1)[0]
+    taken = bool(own) and " ".join(first.split()) == own  # the title, out of the text
+    text = text[len(first):].strip() if taken else text
+    return Chapter(own or title, text, headings=headings_of(text, body, heading if taken else None))
 
 
 def looks_like_html(data: bytes) -> bool:

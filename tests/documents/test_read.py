@@ -185,8 +185,12 @@ PAGE = """<!DOCTYPE html>
 <html><head><meta charset="utf-8"><title>Chickpea Curry | Weeknight Kitchen</title>
 <style>p {{ color: red }}</style><script>var hidden = "never shown";</script></head>
 <body><header><a href="/">Weeknight Kitchen</a><nav><a href="/recipes">Recipes</a></nav></header>
-{open}<h1>Chickpea Curry</h1>
-<p>This curry comes together in thirty minutes from pantry staples.</p>
+{open}<h1>Chickpea
+Curry</h1>
+<p>This curry comes together in thirty
+minutes from pantry staples.</p>
+<pre>heat = 2
+stir = 3</pre>
 <h2>Method</h2>
 <ol><li>Heat the oil and soften the onion.</li><li>Stir in the spices.</li></ol>
 <aside>Sign up for our newsletter!</aside>{close}
@@ -197,12 +201,13 @@ PAGE = """<!DOCTYPE html>
                                                   ("", "", "")])
 def test_a_web_page_is_read_from_its_main_text_without_its_furniture(open_, close, suffix):
     """A page's text: its <main> (else its one <article>, else its <body>, without the site's header and footer),
-    never its navigation, aside, script or style; its h1 is its title and its h2 a heading; known by its suffix or,
-    without one, by its doctype."""
+    never its navigation, aside, script or style; its h1 is its title and its h2 a heading; a line break in the
+    markup is a space but in <pre>; known by its suffix or, without one, by its doctype."""
     pytest.importorskip("lxml")
     document = read_bytes(PAGE.format(open=open_, close=close).encode(), f"curry{suffix}", suffix)
     assert document.kind == "html" and document.title == "Chickpea Curry"
-    assert document.text.split("\n\n") == ["This curry comes together in thirty minutes from pantry staples.", "Method",
+    assert document.text.split("\n\n") == ["This curry comes together in thirty minutes from pantry staples.",
+                                            "heat = 2\nstir = 3", "Method",
                                             "Heat the oil and soften the onion.", "Stir in the spices."]
     (chapter,) = document.chapters
     assert [title for _, _, title in chapter.headings] == ["Method"]
