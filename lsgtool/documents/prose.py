@@ -51,7 +51,8 @@ ITEM = re.compile(r"\s*(?:[-*+•]|\(?\d{1,3}[.)]|\(?[a-z][.)])\s+")
 QUOTE = re.compile(r"\s*>")
 # a field of a document's metadata: "- Start Date: 2022-11-05", "Author: A. Name" (a name of a few words, a short
 # value that does not end a sentence); two or more in a row are a record, not prose (``_field_rows``)
-FIELD = re.compile(r"\s*(?:[-*+]\s+)?[A-Za-z][\w/()-]*(?: [\w/()-]+){0,3}:\s+\S.{0,100}(?<![.!?:;,])\s*$")
+FIELD = re.compile(r"\s*(?:[-*+]\s+)?(\*\*|__)?[A-Za-z][\w/()-]*(?: [\w/()-]+){0,3}:(?(1)\1|)\s+\S.{0,160}"
+                   r"(?:(?<![.!?:;,])|(?<=[ap]\.m\.))\s*$")  # the key may be in bold: "**Present:** Helen Ashford, ..."
 DIRECTIVE = re.compile(r"\s*\.\. ")  # reStructuredText: .. note::, .. code-block::
 STAMP = r"\[?((?:\d{1,2}:)?\d{1,2}:\d{2})(?:[.,]\d+)?\]?"  # a time said before a turn: [00:12:31], 12:31
 # "Speaker: words", "Jane Doe -- Chief Financial Officer: words" (a name, its firm and its role, up to 60 characters)

@@ -53,6 +53,11 @@ SPOKEN_OPENING, SPOKEN_DECAY = 0.5, 20.0
 # A sentence in capitals ("ONE NIGHT ONLY DOCTOR UNIVERSE ...": a sign, a banner, a heading, a licence's
 # disclaimer) is not picked: more than this share of its letters are capitals, unless the whole text's are
 SHOUTED = 0.8
+# a sentence that is only a court's citation of a case or of itself ("See Manatt v. Bank of Am., NA, 339 F.3d 792,
+# 802 (9th Cir. 2003).", "Id. at 802.", "Id. (quoting ...)."): where the law is, not what it says
+CITATION = re.compile(r"(?:(?:See(?: also|, e\.g\.,)?|Cf\.|Accord|But see)\s+)?[^,()]{1,80}? v\. [^()]{1,120}?,\s+"
+                      r"(?:\d+ [A-Z][\w. ]{0,20}? \d+|No\. \S+)[^()]*\([^()]*\d{4}\)(?:\s*\([^()]*\))?[.;]?|"
+                      r"Id\.(?:\s+at\s+[\d,\s-]+)?(?:\s*\(.*\))?\.?")
 IMAGE = re.compile(r"!\[[^\]]*(?:\]\(|$)")  # a Markdown image's caption: "![The architecture ...](arch.pdf)"
 ENDED = re.compile(r"[.!?…:;][\"'”’)\]]*$")  # a text that ends a sentence (or leads into what follows)
 # a conference call's operator only runs the call ("Our next question comes from ..."): never picked
@@ -122,7 +127,8 @@ def worth_showing(shown: str, span: str) -> bool:
     """Whether a sentence (``shown``, as the summary would show it; ``span``, as written) reads as something said,
     on its own: not one that ends on a colon (what it introduces is not shown) or goes on into the next list item
     (``GOES_ON``), only points elsewhere (``POINTER``, ``SHOWN_IN``), is a caption (``CAPTION``, an image's), credits, a
-    quoted e-mail's header or a signature (``CREDITS``, ``REPLY``, ``BARS``), a list of names (``LISTED_WORDS``),
+    quoted e-mail's header or a signature (``CREDITS``, ``REPLY``, ``BARS``), a court's citation (``CITATION``), a
+    list of names (``LISTED_WORDS``),
     a table's row (``NUMBERS``) or mostly symbols (``SYMBOLS``)."""
     words = shown.split()
     pointing = (POINTER.match(shown) is not None and PLACE.search(span) is not None) or SHOWN_IN.search(shown)
@@ -135,7 +141,7 @@ def worth_showing(shown: str, span: str) -> bool:
     going = item and (GOES_ON.search(shown) or span[item.end():item.end() + 1].islower())
     image = IMAGE.search(span) or ("](" in span and span.count("]") > span.count("["))  # (a piece of) a caption
     return not (shown.rstrip().endswith(":") or going or (pointing and len(words) <= POINTER_WORDS)
-                or CAPTION.match(shown) or listed or symbols or furniture or row or image)
+                or CAPTION.match(shown) or listed or symbols or furniture or row or image or CITATION.fullmatch(shown))
 
 
 def _capitals(sentence: str) -> tuple[int, int]:

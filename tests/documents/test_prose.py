@@ -479,6 +479,20 @@ def test_a_citation_after_et_al_stays_in_its_sentence():
         assert found == [text[:text.index(" Regarding")], "Regarding language models, many did."], found
     text = "Smith et al. found it. Next one."
     assert [text[a:b] for a, b in sentence_spans(text)] == ["Smith et al. found it.", "Next one."]
+    # a case's or a volume's number: "No. 2:20-cv-01187" ended a sentence at "No."
+    text = "See Okafor v. Harborview, Inc., No. 2:20-cv-01187 (W.D. Wash. 2021). Vol. 3 says so. It was No. Then."
+    assert [text[a:b] for a, b in sentence_spans(text)] == [
+        "See Okafor v. Harborview, Inc., No. 2:20-cv-01187 (W.D. Wash. 2021).", "Vol. 3 says so.", "It was No.", "Then."]
+
+
+def test_a_records_fields_are_not_sentences_even_in_bold():
+    """Minutes' "**Date:** ...", "**Present:** ..." lines are a record (fields), not a run-on sentence."""
+    from lsgtool.documents.prose import prose_sentences
+
+    text = ("# Board minutes\n\n**Date:** Tuesday, 14 May 2024, 6:30 p.m.\n**Location:** Community Room B\n"
+            "**Present:** Helen Ashford (Chair), Samuel Oduya (Treasurer), Grace Lin (Secretary), Peter Novak, Amira "
+            "Haddad, Director Kevin Brandt (ex officio)\n\nThe meeting was called to order at 6:32 p.m. by the chair.\n")
+    assert [text[a:b] for a, b in prose_sentences(text)] == ["The meeting was called to order at 6:32 p.m. by the chair."]
 
 
 @pytest.mark.parametrize("heading, own", [("## Abstract", True), ("Executive Summary", True), ("## TL;DR", True),

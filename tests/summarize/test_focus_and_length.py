@@ -408,6 +408,9 @@ def test_a_verse_numbered_bible_is_summarised_without_its_verse_labels(runner, a
     ("![The architecture: a gate scores every passage of the document in one pass.](figures/arch.pdf)", True),
     ("The gate scores every passage, as [the guide](https://example.org/gate) explains in full.", False),
     ("A crate that writes `#![no_std]` at its root links no standard library at all.", False),  # not an image
+    ("See Manatt v. Bank of Am., NA, 339 F.3d 792, 802 (9th Cir. 2003).", True),  # a court's citation
+    ("Id. (quoting Smith v. Jones, 123 F.3d 456, 460 (9th Cir. 1999)).", True),
+    ("In Smith v. Jones, the court held that the statute reaches every parser (Smith, 1999).", False),
     ("Revenue rose 5% to $3.2bn in 2024 as the firm sold more parsers abroad.", False),
     ("Indeed, if we replace the kernel 𝜿 𝜿\\bm{\\kappa}bold_italic_κ and the input with their padded versions (hence "
      "vectors of ℝ 2L superscript ℝ 2 𝐿\\mathbb{R}^{2L}blackboard_R) we see that it is the causal convolution.", True),
