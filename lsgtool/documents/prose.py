@@ -521,10 +521,8 @@ MARKER = re.compile(r"^\s*(?:>\s*)*(?:(?:[-*+•]|\(?\d{1,3}[.)]|\(?[a-z][.)]|\(
 
 HYPHENS = "-\u00ad\u2010"  # a hyphen, a soft hyphen, a typographic hyphen
 BROKEN = re.compile(rf"(\w+)[{HYPHENS}]\s*$")  # a line that ends inside a word hyphenated across the line break
-BROKEN_ANY = re.compile(rf"\w[{HYPHENS}][ \t]*\r?\n[ \t]*[a-z]")
-
-
-BROKEN_WORD = re.compile(rf"\w+[{HYPHENS}][ \t]*\r?\n[ \t]*\w+")
+BROKEN_ANY = re.compile(rf"\w[{HYPHENS}][ \t]*\r?\n[ \t]*[a-z]")  # a text with such a line
+BROKEN_WORD = re.compile(rf"\w+[{HYPHENS}][ \t]*\r?\n[ \t]*\w+")  # a word broken so, both its halves
 
 
 def word_counts(text: str, broken: re.Pattern = BROKEN_WORD) -> Counter[str]:

@@ -2,8 +2,9 @@
 block element, scripts and styles left out, and where each heading's paragraph is.
 
 A web page is read from its main content (``<main>``, else its one ``<article>``, else ``<body>``), without
-navigation, asides, forms and, outside ``<main>``/``<article>``, the site's header and footer; its ``<title>``
-(else its first ``<h1>``) is its title and its headings mark its sections, as an EPUB chapter's do.
+navigation, asides, forms and, outside ``<main>``/``<article>``, the site's header and footer; its first heading
+(else its ``<title>``, which often carries the site's name too) is its title and its headings mark its sections, as
+an EPUB chapter's do.
 """
 
 from __future__ import annotations
