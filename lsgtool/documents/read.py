@@ -8,9 +8,10 @@ from pathlib import Path
 from lsgtool.documents.model import Chapter, Document, DocumentError
 from lsgtool.documents.prose import is_captions, turns
 from lsgtool.documents.text import chapters, decode
+from lsgtool.documents.webpage import SUFFIXES as PAGES
 from lsgtool.documents.webpage import looks_like_html
 
-SUFFIXES = (".txt", ".md", ".markdown", ".text", ".vtt", ".srt", ".pdf", ".epub", ".html", ".htm")
+SUFFIXES = (".txt", ".md", ".markdown", ".text", ".vtt", ".srt", ".pdf", ".epub", *PAGES)
 
 
 def supported(path: Path) -> bool:
@@ -32,7 +33,7 @@ def read_bytes(data: bytes, name: str, suffix: str = "", transcript: bool | None
 
         found, title, notes = read_epub(data, name)
         return Document(name, "epub", found, digest, title, notes, transcript=transcript)
-    if suffix in (".html", ".htm") or looks_like_html(data):
+    if suffix in PAGES or looks_like_html(data):
         from lsgtool.documents.webpage import read_html
 
         found, title, notes = read_html(data, name)

@@ -21,6 +21,7 @@ SECTIONS = ("h1", "h2", "h3", "h4", "h5", "h6")  # headings: markers name the on
 HIDDEN = ("script", "style", "noscript", "template")
 CHROME = ("nav", "aside", "form", "button", "svg")  # a page's furniture, never its text
 SITE = ("header", "footer")  # a site's, when the page has no <main> or <article> to read instead
+SUFFIXES = (".html", ".htm")
 
 
 def text_of(element, flow: bool = False) -> str:

@@ -15,6 +15,7 @@ from typing import Callable
 from lsgtool.core.errors import UsageError
 from lsgtool.documents import Document, read, supported
 from lsgtool.documents.model import Chapter
+from lsgtool.documents.webpage import SUFFIXES as PAGES
 from lsgtool.summarize.html import written_by_lsgtool
 
 TEXT_COLUMNS = ("document", "article", "text", "input", "source", "content")
@@ -64,7 +65,7 @@ def files(inputs: list[str], references: Path | None = None, transcript: bool | 
         path = Path(given).expanduser()
         if path.is_dir():
             found = sorted(p for p in path.rglob("*") if p.is_file() and supported(p) and not p.name.startswith(".")
-                           and not (p.suffix.lower() in (".html", ".htm") and written_by_lsgtool(p)))  # pages we wrote
+                           and not (p.suffix.lower() in PAGES and written_by_lsgtool(p)))  # pages we wrote
             if not found:
                 raise UsageError(f"folder '{path}' holds no .txt, .md, .vtt, .srt, .pdf, .epub or .html file.",
                                  "pass files, or a folder with some in it.")
