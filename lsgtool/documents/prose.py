@@ -31,6 +31,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 from functools import lru_cache
+from itertools import islice
 from typing import Iterator
 
 FENCE = re.compile(r" {0,3}(`{3,}(?=[^`]*$)|~{3,})")  # a backtick fence's line holds no other backtick (CommonMark)
@@ -85,6 +86,15 @@ def bare_heading(line: str, before: str, after: str, width: int, heading_before:
         return False
     return not after or (OPENS.match(after.lstrip("\"“'‘(")) is not None
                          and len(line) + 1 + len(after.split()[0]) < width)
+
+
+def fenced(fence: str | None, line: str) -> tuple[str | None, bool]:
+    """(the code fence open after ``line``, whether ``line`` is code or a fence's line), given the fence open
+    before it (``"```"`` or ``"~~~"``, None outside a fenced code block)."""
+    if fence is not None:
+        return (None if line.strip().startswith(fence) else fence), True
+    opening = FENCE.match(line)
+    return (opening.group(1)[0] * 3, True) if opening else (None, False)
 
 
 def _lines(text: str) -> Iterator[tuple[int, int, str]]:
@@ -343,15 +353,12 @@ def _structure(text: str) -> tuple[tuple[tuple[int, int], ...], tuple[int, ...]]
     for i, (start, end, line) in enumerate(lines):
         stripped = line.strip()
         was_heading, heading = heading, False
-        if fence is not None:  # inside a fenced code block: until its closing fence
-            if line.strip().startswith(fence):
-                fence = None
+        opened = fence is None
+        fence, fenced_line = fenced(fence, line)
+        if fenced_line:  # a fenced code block's line, or its fence's
+            if opened:
+                close()
             blank_before = False
-            continue
-        opening = FENCE.match(line)
-        if opening:
-            close()
-            fence, blank_before = opening.group(1)[0] * 3, False
             continue
         if not stripped or QUOTE.match(line) and not QUOTE_MARKS.sub("", line).strip():  # blank, or a bare ">"
             close()
@@ -697,7 +704,7 @@ def title_span(text: str, transcript: bool | None = None) -> tuple[int, int] | N
     named = front and re.search(r"^title:[ \t]*([\"']?)(\S.*?)\1[ \t]*\r?$", front.group(1), re.MULTILINE)
     if named:  # YAML front matter's title: "Sparse Gated Retrieval ..."
         return front.start(1) + named.start(2), front.start(1) + named.end(2)
-    lines = [line for line in _lines(text) if line[2].strip()][:2]
+    lines = list(islice((line for line in _lines(text) if line[2].strip()), 2))
     if not lines or turns(text, transcript):
         return None
     start, end, line = lines[0]

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from lsgtool.documents.model import Chapter, Document, DocumentError
 from lsgtool.documents.prose import is_captions, turns
-from lsgtool.documents.text import chapters, decode
+from lsgtool.documents.text import chapters, decode, title_of
 from lsgtool.documents.webpage import SUFFIXES as PAGES
 from lsgtool.documents.webpage import looks_like_html
 
@@ -48,8 +48,9 @@ def read_bytes(data: bytes, name: str, suffix: str = "", transcript: bool | None
         return Document(name, "captions", [Chapter(None, text)], digest, source=text, transcript=transcript)
     markdown = suffix in (".md", ".markdown")
     kind = "stdin" if name == "-" else "markdown" if markdown else "text"
-    found = chapters(text, markdown=markdown or text.lstrip().startswith("# "))
-    return Document(name, kind, found, digest, source=text, transcript=transcript)
+    markdown = markdown or text.lstrip().startswith("# ")
+    return Document(name, kind, chapters(text, markdown), digest, title_of(text, markdown, transcript), source=text,
+                    transcript=transcript)
 
 
 def read(path: str | Path, transcript: bool | None = None) -> Document:

@@ -14,6 +14,7 @@ import re
 from dataclasses import dataclass
 
 from lsgtool.documents.model import SEPARATOR, Chapter, DocumentError
+from lsgtool.documents.prose import ATX, fenced, heading_words, readable, title_span
 
 MARKDOWN_HEADING = re.compile(r"^(#{1,2})\s+(.+?)\s*#*\s*$")
 NAMED_HEADING = re.compile(
@@ -67,11 +68,9 @@ Line = tuple[int, str, bool, bool]  # (offset, line, a blank line or the start b
 def _heading(line: str, previous_blank: bool, markdown: bool) -> tuple[int, str, str | None] | None:
     """(level, title, number) of a heading line, else None."""
     stripped = line.strip()
-    if markdown:
+    if markdown and ATX.match(line):  # at most three spaces before its marks: more is an indented code block
         match = MARKDOWN_HEADING.match(stripped)
         if match:  # its words, as a reader sees them
-            from lsgtool.documents.prose import heading_words
-
             return len(match.group(1)), heading_words(stripped) or match.group(2), None
     if previous_blank and len(stripped) <= MAX_HEADING:
         match = NAMED_HEADING.match(stripped)
@@ -84,9 +83,10 @@ def headings(text: str, markdown: bool = False) -> list[Heading]:
     """The headings of ``text`` in order, those that hold the chapters after them marked ``container``."""
     found: list[Heading] = []
     openers: list[Line | None] = []  # the last line before each `Chapter 1`
-    previous_blank, last, offset = True, None, 0
+    previous_blank, last, offset, fence = True, None, 0, None
     for line in text.splitlines(keepends=True):
-        heading = _heading(line, previous_blank, markdown)
+        fence, code = fenced(fence, line) if markdown else (None, False)
+        heading = None if code else _heading(line, previous_blank, markdown)
         if heading is not None:
             level, title, number = heading
             found.append(Heading(offset, offset + len(line), title, level, number, level == 1 and number is not None))
@@ -132,6 +132,20 @@ def chapters(text: str, markdown: bool = False) -> list[Chapter]:
         if text[start:end].strip() or title is not None:
             found.append(_slice(text, title, start, end))
     return merge_empty(found) or [_slice(text, None, 0, len(text))]
+
+
+def title_of(text: str, markdown: bool = False, transcript: bool | None = None) -> str | None:
+    """The document's title as a reader sees it: its YAML front matter's, or its first line when that is a heading
+    or stands alone (``prose.title_span``); None without one, or when that line is the first of several chapters'
+    headings of one level ("# The Storm" before "# The Morning", "CHAPTER I" before "CHAPTER II")."""
+    span = title_span(text, transcript)
+    if span is None:
+        return None
+    marks = headings(text, markdown)
+    first = next((h for h in marks if h.start <= span[0] < h.end), None)
+    if first is not None and any(h is not first and h.level <= first.level for h in marks):
+        return None
+    return readable(text[span[0]:span[1]]) or None
 
 
 def _slice(text: str, title: str | None, start: int, end: int) -> Chapter:

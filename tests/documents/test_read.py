@@ -52,6 +52,30 @@ def test_text_chapters_from_headings():
     assert [c.title for c in chapters(marked, markdown=True)] == ["And so it begins", "unsafe_pinned now"]  # as read
 
 
+def test_code_is_no_chapter_heading():  # a shell comment in a fenced or indented code block is code
+    text = ("# Setup\n\nInstall it.\n\n```sh\n# install the tool\npip install x\n```\n\n~~~\n# also code\n~~~\n\n"
+            "    # indented code\n\n## Motivation\n\nWhy.\n")
+    found = chapters(text, markdown=True)
+    assert [c.title for c in found] == ["Setup", "Motivation"]
+    assert "# install the tool" in found[0].text and "# indented code" in found[0].text
+
+
+@pytest.mark.parametrize("text, suffix, title", [
+    ("# RFC: `async` **closures**\n\nWords.\n\n## Motivation\n\nWhy.\n", ".md", "RFC: async closures"),
+    ("---\ntitle: \"Sparse Gated Retrieval\"\nauthor: Me\n---\n\n# Introduction\n\nA.\n\n# Method\n\nB.\n", ".md",
+     "Sparse Gated Retrieval"),  # front matter names it, whatever the headings
+    ("Harvest Report\n==============\n\nThe granary was full.\n", ".md", "Harvest Report"),
+    ("CULTURAL EXCHANGE\n\nBy Keith Laumer. It was a cold day.\n", ".txt", "CULTURAL EXCHANGE"),
+    ("# Genesis\n\n## Chapter 1\n\nA.\n\n## Chapter 2\n\nB.\n", ".md", "Genesis"),
+    ("# The Storm\n\nRain.\n\n# The Morning\n\nSun.\n", ".md", None),  # the first of several chapters
+    ("CHAPTER I\n\nIt was.\n\nCHAPTER II\n\nIt is.\n", ".txt", None),
+    ("It rained all day. The river rose.\n", ".txt", None),  # prose
+    ("Anna: Shall we start?\nBen: Yes, the budget first.\nAnna: Fine.\n", ".txt", None),  # a transcript
+])
+def test_a_text_document_is_titled_as_its_reader_sees_it(text, suffix, title):
+    assert read_bytes(text.encode(), "doc" + suffix, suffix).title == title
+
+
 BIBLE = ("The Holy Bible\n\nGenesis\n\nChapter 1\n\nIn the beginning.\nAnd the earth.\n\nChapter 2\n\nThus.\n\n"
          "Exodus\n\nChapter 1\n\nNow these.\n\nChapter 2\n\nAnd there went.\n")
 
