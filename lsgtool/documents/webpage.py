@@ -22,6 +22,17 @@ HIDDEN = ("script", "style", "noscript", "template")
 CHROME = ("nav", "aside", "form", "button", "svg")  # a page's furniture, never its text
 SITE = ("header", "footer")  # a site's, when the page has no <main> or <article> to read instead
 SUFFIXES = (".html", ".htm")
+# Furniture inside the main text, as content extractors (Readability, trafilatura) find it: an ARIA landmark other
+# than the main one, a class or id naming what a site wraps around an article, or a short block that is mostly links
+ROLES = {"navigation", "complementary", "banner", "contentinfo", "search", "toolbar", "menu", "menubar", "dialog"}
+NAMED = re.compile(r"(?:^|[-_\s])(?:breadcrumbs?|share|sharing|social|related|comments?|newsletter|subscribe|"
+                   r"sidebar|promo|sponsored|advert|ads?|cookies?|popup|modal|jump|print|toolbar|pagination|tags|"
+                   r"byline|author-bio|skip-link)(?:$|[-_\s])", re.IGNORECASE)
+ROWS = (BLOCKS - {"br", *SECTIONS}) | {"ul", "ol", "dl", "table", "aside"}  # the blocks that may be furniture
+CODE = ("pre", "code")  # a class in code (rustdoc's "comment") names no furniture
+LINKED_WORDS = 40  # a block of at most this many words
+LINKED_SHARE = 0.6  # at least this share of them in two links or more: a row ("Jump to Recipe · Print Recipe")
+MOST = 0.25  # furniture never holds more than this share of the main text's words (a wrapper's class says little)
 
 
 def text_of(element, flow: bool = False) -> str:
@@ -80,6 +91,33 @@ def chapter(body, title: str | None) -> Chapter:
     return Chapter(own or title, text, headings=headings_of(text, body, heading if taken else None))
 
 
+def _words(element) -> int:
+    return len(element.text_content().split())
+
+
+def furniture(body) -> list:
+    """The elements inside ``body`` that are a site's furniture rather than its text (``ROLES``, ``NAMED``, rows of
+    links), outermost first; never one that holds the first heading or a quarter (``MOST``) of the words."""
+    total = max(_words(body), 1)
+    heading = next((el for tag in SECTIONS[:3] for el in body.iter(tag)), None)
+    kept = set() if heading is None else {heading, *heading.iterancestors()}
+    found: list = []
+    for element in body.iter(*ROWS):
+        if element is body or element in kept or any(el in found or el.tag in CODE for el in element.iterancestors()):
+            continue
+        words = _words(element)
+        if words > max(MOST * total, LINKED_WORDS):
+            continue
+        named = " ".join((element.get("class") or "", element.get("id") or ""))
+        if element.get("role") in ROLES or NAMED.search(named):
+            found.append(element)
+        elif 0 < words <= LINKED_WORDS and next(element.iter(*SECTIONS, *CODE), None) is None:
+            links = [_words(link) for link in element.iter("a")]
+            if len(links) > 1 and sum(links) >= LINKED_SHARE * words:
+                found.append(element)
+    return found
+
+
 def looks_like_html(data: bytes) -> bool:
     head = data[:1024].lstrip(b"\xef\xbb\xbf \t\r\n").lower()
     return head.startswith((b"<!doctype html", b"<html"))
@@ -93,7 +131,12 @@ def read_html(data: bytes, name: str) -> tuple[list[Chapter], str | None, list[s
         raise DocumentError(f"'{name}' is a web page, and reading HTML needs lxml.",
                             "pip install 'lsgtool[books]' (or lxml), or save the page as text.") from None
     try:
-        root = html.document_fromstring(data)
+        try:  # UTF-8 when it reads as such, whatever a <meta> says or leaves unsaid (lxml's guess is Latin-1)
+            data.decode("utf-8")
+            parser = html.HTMLParser(encoding="utf-8")
+        except UnicodeDecodeError:
+            parser = None
+        root = html.document_fromstring(data, parser=parser)
     except Exception as exc:  # lxml's ParserError for an empty or broken page
         raise DocumentError(f"'{name}' is not a readable HTML page: {exc}.", "check the file.") from None
     page_title = " ".join((root.findtext(".//title") or "").split()) or None
@@ -104,9 +147,13 @@ def read_html(data: bytes, name: str) -> tuple[list[Chapter], str | None, list[s
     dropped = [el for el in body.iter(*CHROME, *(SITE if body.tag == "body" else ())) if el is not body]
     for element in dropped:
         element.drop_tree()  # its tail (the text after it) stays
+    rows = furniture(body)
+    for element in rows:
+        element.drop_tree()
     found = chapter(body, page_title)
     if not found.text.strip():
         raise DocumentError(f"'{name}' is a web page without text in its body.", "check the file.")
-    notes = [f"HTML: the text of its <{body.tag}>" + (f"; {len(dropped)} navigation, aside, form or site header/footer "
-                                                      "elements left out" if dropped else "")]
+    left = [f"{len(dropped)} navigation, aside, form or site header/footer elements"] if dropped else []
+    left += [f"{len(rows)} blocks of links, sharing, comments or bylines"] if rows else []
+    notes = [f"HTML: the text of its <{body.tag}>" + (f"; {' and '.join(left)} left out" if left else "")]
     return [found], found.title, notes  # its h1 before its <title> ("Recipe | Site")

@@ -238,6 +238,37 @@ def test_a_web_page_is_read_from_its_main_text_without_its_furniture(open_, clos
     assert "left out" in document.notes[0]
 
 
+BLOG = """<!DOCTYPE html><html><head><title>Lemon Dal | Ana Cooks</title></head><body><main>
+<header><h1>Lemon Dal</h1><p class="entry-byline">By Ana Ruiz, March 3, 2025</p></header>
+<div class="wprm-recipe-jump"><a href="#recipe">Jump to Recipe</a> · <a href="/print/12">Print Recipe</a></div>
+<div class="entry-content comments-open">
+<p>This dal is the one I cook when the week has gone wrong, because it needs one pot, crème fraîche and {words}.</p>
+<p>Red lentils cook in twenty minutes, and the lemon goes in at the end, as <a href="/lemons">the guide to
+citrus</a> explains at length for anyone who wants to know why the juice is added off the heat.</p>
+<ol><li>Rinse the lentils twice.</li><li>Simmer them with turmeric until soft.</li></ol>
+<ul class="social-share"><li><a href="/fb">Facebook</a></li><li><a href="/pin">Pinterest</a></li></ul>
+<div role="complementary">Get the cookbook, out now in every good bookshop.</div>
+<ul><li><a href="/dal-2">Ten-minute dal</a></li><li><a href="/rice">Lemon rice with cashews</a></li></ul>
+</div>
+<section id="comments"><p>Made this last night and the kids loved it, thank you!</p></section>
+</main></body></html>"""
+
+
+def test_a_web_page_s_links_sharing_comments_and_byline_are_left_out():
+    """Inside <main>: a byline, a row of links ("Jump to Recipe · Print Recipe"), share buttons, a complementary
+    box, a list of related links and the comments are furniture (by their class, id, role, or share of words in
+    links); a sentence with a link in it, a list of steps and a wrapper whose class names comments are text."""
+    pytest.importorskip("lxml")
+    page = BLOG.format(words=" ".join(["it is quick"] * 30))
+    document = read_bytes(page.encode(), "dal.html", ".html")
+    assert document.title == "Lemon Dal"
+    paragraphs = document.text.split("\n\n")
+    assert [p.split()[0] for p in paragraphs] == ["This", "Red", "Rinse", "Simmer"]
+    assert "as the guide to citrus explains" in paragraphs[1]
+    assert "crème fraîche" in paragraphs[0]  # UTF-8 though no <meta charset> says so
+    assert "6 blocks of links, sharing, comments or bylines left out" in document.notes[0]
+
+
 def test_a_folder_s_summary_pages_are_not_read_as_its_documents(tmp_path):
     """A folder holding the pages lsgtool wrote beside a web page of the user's: only the user's is an input."""
     pytest.importorskip("lxml")
