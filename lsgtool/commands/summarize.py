@@ -12,6 +12,8 @@ import typer
 
 from lsgtool.commands._batch_report import render_batch
 from lsgtool.commands._common import Device, JsonOption, SummaryDType, emit, positive, require_device
+from lsgtool.documents.model import NAMED_KINDS
+
 
 class Overflow(str, Enum):
     auto = "auto"
@@ -36,7 +38,8 @@ class Format(str, Enum):
 
 def summarize_command(
     inputs: Annotated[Optional[list[str]], typer.Argument(
-        metavar="INPUT", help="Files (.txt, .md, .vtt, .srt, .pdf, .epub, .html), folders (every such file in them) or - for standard input.",
+        metavar="INPUT",
+        help=f"Files ({', '.join(NAMED_KINDS)}), folders (every such file in them) or - for standard input.",
         show_default=False)] = None,
     model: Annotated[Optional[str], typer.Option(
         help="Summariser: a preset, folder, Hub id or LOCOST .ckpt (`lsgtool plugins` lists presets).",
@@ -152,7 +155,7 @@ def _ask_for_input(as_json: bool) -> list[str] | None:
 
     if not interactive(as_json):
         return None
-    return [choose("Which document should be summarised? (.txt, .md, .vtt, .srt, .pdf, .epub, .html, a folder)", document_choices())]
+    return [choose(f"Which document should be summarised? ({', '.join(NAMED_KINDS)}, a folder)", document_choices())]
 
 
 def _report(result, fmt: str | None, as_json: bool) -> None:

@@ -10,6 +10,14 @@ from functools import cached_property
 
 from lsgtool.core.errors import UsageError
 
+NAMED_KINDS = (".txt", ".md", ".vtt", ".srt", ".pdf", ".epub", ".docx", ".html")  # what messages say is read
+
+
+def kinds_said(conjunction: str = "or") -> str:
+    """``NAMED_KINDS`` as a message says them: ".txt, .md, ... or .html"."""
+    return ", ".join(NAMED_KINDS[:-1]) + f" {conjunction} {NAMED_KINDS[-1]}"
+
+
 SEPARATOR = " — "  # between the title of a book (or chapter) and that of a chapter (or section) in it
 
 
@@ -52,7 +60,7 @@ class Place:
 @dataclass
 class Document:
     name: str  # the path as given, "-" for standard input, or "<dataset>[i]"
-    kind: str  # text, markdown, captions, pdf, epub, stdin, dataset
+    kind: str  # text, markdown, captions, pdf, epub, docx, html, stdin, dataset
     chapters: list[Chapter]
     digest: str  # sha256 of the bytes the text came from
     title: str | None = None

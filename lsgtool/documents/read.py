@@ -5,13 +5,14 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
+from lsgtool.documents.docx import is_docx
 from lsgtool.documents.model import Chapter, Document, DocumentError
 from lsgtool.documents.prose import is_captions, turns
 from lsgtool.documents.text import chapters, decode, title_of
 from lsgtool.documents.webpage import SUFFIXES as PAGES
 from lsgtool.documents.webpage import looks_like_html
 
-SUFFIXES = (".txt", ".md", ".markdown", ".text", ".vtt", ".srt", ".pdf", ".epub", *PAGES)
+SUFFIXES = (".txt", ".md", ".markdown", ".text", ".vtt", ".srt", ".pdf", ".epub", ".docx", *PAGES)
 
 
 def supported(path: Path) -> bool:
@@ -19,8 +20,8 @@ def supported(path: Path) -> bool:
 
 
 def read_bytes(data: bytes, name: str, suffix: str = "", transcript: bool | None = None) -> Document:
-    """A document from bytes: PDF, EPUB and HTML by their signature, else UTF-8 text (Markdown by its suffix, captions
-    by their format); ``transcript``: read its text as a transcript (True) or prose (False), None: detected."""
+    """A document from bytes: PDF, EPUB, Word and HTML by their signature, else UTF-8 text (Markdown by its suffix,
+    captions by their format); ``transcript``: read its text as a transcript (True) or prose (False), None: detected."""
     digest = hashlib.sha256(data).hexdigest()
     suffix = suffix.lower()
     if data.startswith(b"%PDF") or suffix == ".pdf":
@@ -33,6 +34,11 @@ def read_bytes(data: bytes, name: str, suffix: str = "", transcript: bool | None
 
         found, title, notes = read_epub(data, name)
         return Document(name, "epub", found, digest, title, notes, transcript=transcript)
+    if suffix == ".docx" or is_docx(data):
+        from lsgtool.documents.docx import read_docx
+
+        found, title, notes = read_docx(data, name)
+        return Document(name, "docx", found, digest, title, notes, transcript=transcript)
     if suffix in PAGES or looks_like_html(data):
         from lsgtool.documents.webpage import read_html
 

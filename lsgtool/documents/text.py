@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from lsgtool.documents.model import SEPARATOR, Chapter, DocumentError
+from lsgtool.documents.model import SEPARATOR, Chapter, DocumentError, kinds_said
 from lsgtool.documents.prose import ATX, fenced, heading_words, readable, title_span
 
 MARKDOWN_HEADING = re.compile(r"^(#{1,2})\s+(.+?)\s*#*\s*$")
@@ -42,8 +42,10 @@ def decode(data: bytes, name: str) -> str:
     if data.startswith((b"\xff\xfe", b"\xfe\xff")):
         return data.decode("utf-16")
     if b"\x00" in data[:8192]:
+        office = name.lower().endswith((".doc", ".odt", ".rtf", ".pages", ".ppt", ".pptx", ".xls", ".xlsx"))
         raise DocumentError(f"'{name}' is binary data, not text.",
-                            "pass a .txt, .md, .vtt, .srt, .pdf, .epub or .html file (or text on standard input).")
+                            "save it as .docx, PDF or text first." if office else
+                            f"pass a {kinds_said()} file (or text on standard input).")
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:

@@ -14,7 +14,7 @@ from typing import Callable
 
 from lsgtool.core.errors import UsageError
 from lsgtool.documents import Document, read, supported
-from lsgtool.documents.model import Chapter
+from lsgtool.documents.model import Chapter, kinds_said
 from lsgtool.documents.webpage import SUFFIXES as PAGES
 from lsgtool.summarize.html import written_by_lsgtool
 
@@ -64,10 +64,11 @@ def files(inputs: list[str], references: Path | None = None, transcript: bool | 
             continue
         path = Path(given).expanduser()
         if path.is_dir():
-            found = sorted(p for p in path.rglob("*") if p.is_file() and supported(p) and not p.name.startswith(".")
+            found = sorted(p for p in path.rglob("*") if p.is_file() and supported(p)
+                           and not p.name.startswith((".", "~$"))  # hidden, or an Office lock file ("~$report.docx")
                            and not (p.suffix.lower() in PAGES and written_by_lsgtool(p)))  # pages we wrote
             if not found:
-                raise UsageError(f"folder '{path}' holds no .txt, .md, .vtt, .srt, .pdf, .epub or .html file.",
+                raise UsageError(f"folder '{path}' holds no {kinds_said()} file.",
                                  "pass files, or a folder with some in it.")
             found = [p for p in found if first(p)]
             placed += [(str(p), p.relative_to(path)) for p in found]

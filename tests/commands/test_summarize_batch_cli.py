@@ -108,7 +108,7 @@ def test_a_killed_batch_resumes_where_it_stopped(models, tmp_path, text):
 @pytest.mark.parametrize("args, message", [
     ([], "no input given"),
     (["nowhere.txt"], "no such file or folder: 'nowhere.txt'"),
-    (["{empty_dir}"], "holds no .txt, .md, .vtt, .srt, .pdf, .epub or .html file"),
+    (["{empty_dir}"], "holds no .txt, .md, .vtt, .srt, .pdf, .epub, .docx or .html file"),
     (["{doc}", "--dataset", "x.jsonl"], "inputs and --dataset were both given"),
     (["{doc}", "--resume", "--overwrite"], "--resume and --overwrite contradict each other"),
     (["{doc}", "--device", "cuda"], "torch sees no CUDA device"),

@@ -52,6 +52,44 @@ def test_text_chapters_from_headings():
     assert [c.title for c in chapters(marked, markdown=True)] == ["And so it begins", "unsafe_pinned now"]  # as read
 
 
+def test_pandoc_docx_gives_a_chapter_per_heading_1_and_the_whole_text():
+    pytest.importorskip("mammoth")
+    document = read(DATA / "genesis-pandoc.docx")
+    assert document.kind == "docx" and document.title == "The First Book of Moses"  # its properties' title
+    assert [c.title for c in document.chapters] == ["Chapter 1", "Chapter 2", "Chapter 3", "Chapter 4"]
+    assert document.chapters[0].text.startswith("In the beginning God created")
+    assert _words(document.text) == _words((DATA / "genesis.txt").read_text())
+
+
+def test_a_word_report_keeps_its_text_and_notes_without_their_marks():
+    """A title paragraph is the title, not text; text before the first Heading 1 is a chapter of its own; a Heading 2
+    is a heading in its chapter; a footnote's marker is left out and its text kept at the end."""
+    pytest.importorskip("mammoth")
+    document = read(DATA / "report-pandoc.docx")
+    assert document.title == "Grain Stores Review" and "Grain Stores Review" not in document.text
+    assert [c.title for c in document.chapters] == [None, "Findings", "Recommendations"]
+    findings = document.chapters[1]
+    assert findings.text.startswith("The granaries held enough grain for seven years. Stores were counted")
+    assert [title for _, _, title in findings.headings] == ["Method"]
+    assert "Each tally was checked by a second clerk." in findings.text.split("\n\n")
+    assert document.chapters[2].text.endswith("The count of the second year was lost in a fire.")
+    assert "↑" not in document.text and "[1]" not in document.text and "1 note mark left out" in document.notes[0]
+
+
+def test_a_word_document_that_is_not_one_is_refused_and_a_lock_file_is_passed_over(tmp_path):
+    from lsgtool.summarize.inputs import files
+
+    pytest.importorskip("mammoth")
+    fake = tmp_path / "minutes.docx"
+    with zipfile.ZipFile(fake, "w") as archive:
+        archive.writestr("content.xml", "<office:document/>")
+    with pytest.raises(DocumentError, match="'.*minutes.docx' is not a Word document"):
+        read(fake)
+    (tmp_path / "report.docx").write_bytes((DATA / "report-pandoc.docx").read_bytes())
+    (tmp_path / "~$report.docx").write_bytes(b"\x0bAna Ruiz" + b"\x00" * 40)  # Word's lock file beside it
+    assert [Path(job.name).name for job in files([str(tmp_path)])] == ["minutes.docx", "report.docx"]
+
+
 def test_code_is_no_chapter_heading():  # a shell comment in a fenced or indented code block is code
     text = ("# Setup\n\nInstall it.\n\n```sh\n# install the tool\npip install x\n```\n\n~~~\n# also code\n~~~\n\n"
             "    # indented code\n\n## Motivation\n\nWhy.\n")
@@ -104,6 +142,9 @@ def test_chapters_are_titled_with_their_book(text, titles):
     ("caf\u00e9".encode("latin-1"), ".txt", "is not UTF-8 text"),
     (b"%PDF-1.4\n%broken", ".pdf", "is not a readable PDF"),
     (b"not a zip", ".epub", "is not an EPUB"),
+    (b"not a zip", ".docx", "is not a Word document"),
+    (b"PK\x03\x04broken", ".docx", "is not a Word document"),
+    (b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1\x00\x00", ".doc", "is binary data"),  # Word 97-2003: save it as .docx
     (b"<!DOCTYPE html><html><head><title>T</title></head><body><nav>Home</nav></body></html>", ".html",
      "web page without text"),
 ])
@@ -114,9 +155,12 @@ def test_files_without_text_are_refused_naming_them(data, suffix, message):
         pytest.importorskip("ebooklib")
     if suffix == ".html":
         pytest.importorskip("lxml")
+    if suffix == ".docx":
+        pytest.importorskip("mammoth")
     with pytest.raises(DocumentError, match=message) as info:
         read_bytes(data, f"bad{suffix}", suffix)
     assert f"'bad{suffix}'" in info.value.message and info.value.hint
+    assert suffix != ".doc" or "save it as .docx" in info.value.hint
 
 
 @pytest.mark.parametrize("encoding, bom", [("utf-8", b""), ("utf-8", b"\xef\xbb\xbf"), ("utf-16", b""),

@@ -164,7 +164,7 @@ def _epub_paragraphs(path):
 
 
 @pytest.mark.parametrize("name", ["genesis.txt", "genesis.md", "genesis-groff.pdf", "genesis-pandoc.epub",
-                                  "books.txt"])  # issue 29, items 8 and 20
+                                  "genesis-pandoc.docx", "books.txt"])  # issue 29, items 8 and 20
 def test_extractive_sources_are_the_exact_spans_in_every_input_kind(runner, app, tmp_path, name):
     path, labels = DATA / name, None
     if name == "genesis.md":  # Markdown: the same text under a title and chapter headings
