@@ -1,7 +1,7 @@
 """Word documents (``.docx``) through mammoth, which turns their paragraph styles into HTML (headings, lists, tables,
 footnotes), read as web pages and EPUB chapters are (``documents.webpage``): a chapter for each ``Heading 1``
-(text before the first is a chapter of its own), the document's title its core properties' (else its ``Title``
-paragraph, which is not its text), footnote and endnote markers left out and the notes kept at the end.
+(text before the first is a chapter of its own), the document's title its ``Title`` paragraph (which is not its
+text), else its core properties' title, footnote and endnote markers left out and the notes kept at the end.
 """
 
 from __future__ import annotations
@@ -35,7 +35,8 @@ def _core_title(data: bytes) -> str | None:
             return None
         core = archive.read("docProps/core.xml").decode("utf-8", "replace")
     found = re.search(r"<dc:title>([^<]*)</dc:title>", core)
-    return " ".join(found.group(1).split()) or None if found else None
+    title = " ".join(found.group(1).split()) if found else ""
+    return None if not title or title.startswith("Microsoft Word - ") else title  # a converted file's old name
 
 
 def read_docx(data: bytes, name: str) -> tuple[list[Chapter], str | None, list[str]]:
@@ -57,8 +58,9 @@ def read_docx(data: bytes, name: str) -> tuple[list[Chapter], str | None, list[s
         raise DocumentError(f"'{name}' is not a readable Word document: {type(exc).__name__}: {exc}.",
                             "check the file.") from None
     body = html.fragment_fromstring(converted.value or "<p></p>", create_parent="body")
-    for element in body.findall(".//p[@class='docx-title']"):  # the Title paragraph: a name, not text
-        title = title or " ".join(element.text_content().split()) or None
+    named = body.findall(".//p[@class='docx-title']")  # the Title paragraph: a name, not text
+    title = next((" ".join(el.text_content().split()) for el in named if el.text_content().strip()), None) or title
+    for element in named:
         element.drop_tree()
     links = [a for a in body.iter("a") if a.get("href", "").startswith(MARKERS)]
     markers = sum("-ref-" not in a.get("href", "") for a in links)  # in the text, not a note's link back to it

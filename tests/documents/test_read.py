@@ -76,6 +76,19 @@ def test_a_word_report_keeps_its_text_and_notes_without_their_marks():
     assert "↑" not in document.text and "[1]" not in document.text and "1 note mark left out" in document.notes[0]
 
 
+def test_a_word_document_s_title_paragraph_names_it_before_its_properties(tmp_path):
+    pytest.importorskip("mammoth")
+    renamed = tmp_path / "report.docx"
+    with zipfile.ZipFile(DATA / "report-pandoc.docx") as source, zipfile.ZipFile(renamed, "w") as target:
+        for item in source.infolist():
+            data = source.read(item.filename)
+            if item.filename == "docProps/core.xml":
+                data = data.replace(b"<dc:title>Grain Stores Review</dc:title>", b"<dc:title>Template 2019</dc:title>")
+                assert b"Template 2019" in data
+            target.writestr(item, data)
+    assert read(renamed).title == "Grain Stores Review"
+
+
 def test_a_word_document_that_is_not_one_is_refused_and_a_lock_file_is_passed_over(tmp_path):
     from lsgtool.summarize.inputs import files
 
