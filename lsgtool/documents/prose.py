@@ -35,6 +35,7 @@ from itertools import islice
 from typing import Iterator
 
 FENCE = re.compile(r" {0,3}(`{3,}(?=[^`]*$)|~{3,})")  # a backtick fence's line holds no other backtick (CommonMark)
+CLOSING = re.compile(r" {0,3}(`{3,}|~{3,})[ \t]*\r?\n?$")  # a closing fence: its marks alone on the line
 ATX = re.compile(r" {0,3}#{1,6}(?:\s|$)")
 ATX_MARKS = re.compile(r" {0,3}#{1,6}\s+")  # a heading's marks, up to its text
 SETEXT = re.compile(r" {0,3}(?:=+|-+)\s*$")
@@ -90,11 +91,14 @@ def bare_heading(line: str, before: str, after: str, width: int, heading_before:
 
 def fenced(fence: str | None, line: str) -> tuple[str | None, bool]:
     """(the code fence open after ``line``, whether ``line`` is code or a fence's line), given the fence open
-    before it (``"```"`` or ``"~~~"``, None outside a fenced code block)."""
+    before it (its marks, ``"```"``, ``"~~~~"``; None outside a fenced code block). As CommonMark closes one: a line
+    of the same mark, at least as many, and nothing else (```` ```bash ```` inside ```` ```` ```` is code)."""
     if fence is not None:
-        return (None if line.strip().startswith(fence) else fence), True
+        closing = CLOSING.match(line)
+        done = closing is not None and closing.group(1)[0] == fence[0] and len(closing.group(1)) >= len(fence)
+        return (None if done else fence), True
     opening = FENCE.match(line)
-    return (opening.group(1)[0] * 3, True) if opening else (None, False)
+    return (opening.group(1), True) if opening else (None, False)
 
 
 def _lines(text: str) -> Iterator[tuple[int, int, str]]:

@@ -15,23 +15,23 @@ from collections import defaultdict
 
 from lsgtool.documents.model import Chapter, DocumentError
 
-BLOCKS = {"p", "div", "h1", "h2", "h3", "h4", "h5", "h6", "li", "blockquote", "pre", "section", "article", "tr", "br",
-          "dt", "dd", "figcaption", "header", "footer"}
+BLOCKS = {"p", "div", "h1", "h2", "h3", "h4", "h5", "h6", "li", "blockquote", "pre", "section", "article", "tr", "td",
+          "th", "br", "dt", "dd", "figcaption", "header", "footer"}
 SECTIONS = ("h1", "h2", "h3", "h4", "h5", "h6")  # headings: markers name the one above a sentence
 HIDDEN = ("script", "style", "noscript", "template")
 CHROME = ("nav", "aside", "form", "button", "svg")  # a page's furniture, never its text
 SITE = ("header", "footer")  # a site's, when the page has no <main> or <article> to read instead
 SUFFIXES = (".html", ".htm")
 # Furniture inside the main text, as content extractors (Readability, trafilatura) find it: an ARIA landmark other
-# than the main one, a class or id naming what a site wraps around an article, or a short block that is mostly links
+# than the main one, a class naming what a site wraps around an article, or a short block that is mostly links
 ROLES = {"navigation", "complementary", "banner", "contentinfo", "search", "toolbar", "menu", "menubar", "dialog"}
 NAMED = re.compile(r"(?:^|[-_\s])(?:breadcrumbs?|share|sharing|social|related|comments?|newsletter|subscribe|"
                    r"sidebar|promo|sponsored|advert|ads?|cookies?|popup|modal|jump|print|toolbar|pagination|tags|"
                    r"byline|author-bio|skip-link)(?:$|[-_\s])", re.IGNORECASE)
-ROWS = (BLOCKS - {"br", *SECTIONS}) | {"ul", "ol", "dl", "table", "aside"}  # the blocks that may be furniture
+ROWS = (BLOCKS - {"br", "tr", "td", "th", *SECTIONS}) | {"ul", "ol", "dl", "aside"}  # the blocks that may be furniture
 CODE = ("pre", "code")  # a class in code (rustdoc's "comment") names no furniture
 LINKED_WORDS = 40  # a block of at most this many words
-LINKED_SHARE = 0.6  # at least this share of them in two links or more: a row ("Jump to Recipe · Print Recipe")
+LINKED_SHARE = 0.8  # at least this share of them in two links or more: a row ("Jump to Recipe · Print Recipe")
 MOST = 0.25  # furniture never holds more than this share of the main text's words (a wrapper's class says little)
 
 
@@ -96,26 +96,33 @@ def _words(element) -> int:
 
 
 def furniture(body) -> list:
-    """The elements inside ``body`` that are a site's furniture rather than its text (``ROLES``, ``NAMED``, rows of
-    links), outermost first; never one that holds the first heading or a quarter (``MOST``) of the words."""
-    total = max(_words(body), 1)
-    heading = next((el for tag in SECTIONS[:3] for el in body.iter(tag)), None)
-    kept = set() if heading is None else {heading, *heading.iterancestors()}
+    """The elements inside ``body`` that are a site's furniture rather than its text, outermost first: a role in
+    ``ROLES``, a class in ``NAMED`` (not an id: ``<section id="comments">`` is a documentation page's section on
+    comments), a row of links that holds no heading, table or code; none inside a table or code, and never more
+    than a quarter (``MOST``) of the words in all."""
+    total = _words(body)
     found: list = []
+    inside: set = set()  # the elements found and all they hold
+    left = max(MOST * total, LINKED_WORDS)  # the words that may still be left out
     for element in body.iter(*ROWS):
-        if element is body or element in kept or any(el in found or el.tag in CODE for el in element.iterancestors()):
+        if element is body or element in inside or any(el.tag in (*CODE, "table") for el in element.iterancestors()):
             continue
         words = _words(element)
-        if words > max(MOST * total, LINKED_WORDS):
+        if words > left:
             continue
-        named = " ".join((element.get("class") or "", element.get("id") or ""))
-        if element.get("role") in ROLES or NAMED.search(named):
+        named = element.get("role") in ROLES or NAMED.search(element.get("class") or "") is not None
+        if named or 0 < words <= LINKED_WORDS and next(element.iter(*SECTIONS, *CODE, "table"), None) is None \
+                and _linked(element) >= LINKED_SHARE * words:
             found.append(element)
-        elif 0 < words <= LINKED_WORDS and next(element.iter(*SECTIONS, *CODE), None) is None:
-            links = [_words(link) for link in element.iter("a")]
-            if len(links) > 1 and sum(links) >= LINKED_SHARE * words:
-                found.append(element)
+            inside.update(element.iter())
+            left -= words
     return found
+
+
+def _linked(element) -> int:
+    """The words of ``element`` in links, when it holds two or more; else 0."""
+    links = [_words(link) for link in element.iter("a")]
+    return sum(links) if len(links) > 1 else 0
 
 
 def looks_like_html(data: bytes) -> bool:

@@ -109,6 +109,10 @@ def test_code_is_no_chapter_heading():  # a shell comment in a fenced or indente
     found = chapters(text, markdown=True)
     assert [c.title for c in found] == ["Setup", "Motivation"]
     assert "# install the tool" in found[0].text and "# indented code" in found[0].text
+    for inner in ("````md\n```bash\n# inner\n```\n````", "~~~~\n~~~\n# inner\n~~~\n~~~~",  # a shorter fence, or
+                  "```\n```python\n# inner\n```"):  # one with an info string, closes none (CommonMark)
+        nested = f"# Setup\n\nInstall it.\n\n{inner}\n\n## Motivation\n\nWhy.\n"
+        assert [c.title for c in chapters(nested, markdown=True)] == ["Setup", "Motivation"], inner
 
 
 @pytest.mark.parametrize("text, suffix, title", [
@@ -307,20 +311,24 @@ citrus</a> explains at length for anyone who wants to know why the juice is adde
 <div role="complementary">Get the cookbook, out now in every good bookshop.</div>
 <ul><li><a href="/dal-2">Ten-minute dal</a></li><li><a href="/rice">Lemon rice with cashews</a></li></ul>
 </div>
-<section id="comments"><p>Made this last night and the kids loved it, thank you!</p></section>
+<section class="comments-area"><h2>2 Comments</h2><p>Made this last night and the kids loved it!</p></section>
+<section id="comments"><h2>Comments</h2><p>A documentation page's section on comments is text.</p></section>
+<table><tr><td><a href="/v1">Version 1</a></td><td><a href="/v2">Version 2</a></td></tr></table>
 </main></body></html>"""
 
 
 def test_a_web_page_s_links_sharing_comments_and_byline_are_left_out():
     """Inside <main>: a byline, a row of links ("Jump to Recipe · Print Recipe"), share buttons, a complementary
-    box, a list of related links and the comments are furniture (by their class, id, role, or share of words in
-    links); a sentence with a link in it, a list of steps and a wrapper whose class names comments are text."""
+    box, a list of related links and the comments are furniture (by their class, role, or share of words in links);
+    a sentence with a link in it, a list of steps, a wrapper whose class names comments, a section whose id does
+    and a table of links are text."""
     pytest.importorskip("lxml")
     page = BLOG.format(words=" ".join(["it is quick"] * 30))
     document = read_bytes(page.encode(), "dal.html", ".html")
     assert document.title == "Lemon Dal"
     paragraphs = document.text.split("\n\n")
-    assert [p.split()[0] for p in paragraphs] == ["This", "Red", "Rinse", "Simmer"]
+    assert [p.split()[0] for p in paragraphs] == ["This", "Red", "Rinse", "Simmer", "Comments", "A", "Version",
+                                                  "Version"]
     assert "as the guide to citrus explains" in paragraphs[1]
     assert "crème fraîche" in paragraphs[0]  # UTF-8 though no <meta charset> says so
     assert "6 blocks of links, sharing, comments or bylines left out" in document.notes[0]
