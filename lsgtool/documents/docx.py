@@ -1,8 +1,9 @@
 """Word documents (``.docx``) through mammoth, which turns their paragraph styles into HTML (headings, lists, tables,
-footnotes), read as web pages and EPUB chapters are (``documents.webpage``): a chapter for each ``Heading 1``
-(text before the first is a chapter of its own), the document's title its ``Title`` paragraph (which is not its
-text), else its core properties' title, footnote and endnote markers left out and the notes kept at the end.
-"""
+footnotes), read as web pages and EPUB chapters are (``documents.webpage``): a chapter for each ``Heading 1`` (else
+for each heading of the first level there are several of; text before the first is a chapter of its own, and a
+heading with no text of its own names the next chapter too), the notes a chapter of their own with their markers
+left out of the text, the table of contents left out; the title the ``Title`` paragraphs it opens with (not its
+text), else its core properties' title."""
 
 from __future__ import annotations
 
@@ -10,11 +11,21 @@ import io
 import re
 import zipfile
 
-from lsgtool.documents.model import Chapter, DocumentError
+from lsgtool.documents.model import SEPARATOR, Chapter, DocumentError
 from lsgtool.documents.webpage import chapter
 
 STYLES = "p[style-name='Title'] => p.docx-title:fresh"  # mammoth maps headings, lists and tables itself
 MARKERS = ("#footnote-", "#endnote-")  # a note's marker in the text and its link back from the note
+NOTE_IDS = ("footnote-", "endnote-")  # the list of notes mammoth puts at the end
+OLE = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"  # a compound file: Word 97-2003, or an encrypted .docx
+SPLIT = ("h1", "h2", "h3")  # a chapter per heading of the first of these levels that has several
+
+
+def _contents(paragraph) -> bool:
+    """Whether ``paragraph`` is a line of Word's table of contents: mostly a link to a heading's ``_Toc`` mark."""
+    words = len(paragraph.text_content().split())
+    linked = sum(len(a.text_content().split()) for a in paragraph.iter("a") if a.get("href", "").startswith("#_Toc"))
+    return linked > 0 and linked >= words / 2
 
 
 def is_docx(data: bytes) -> bool:
@@ -47,8 +58,15 @@ def read_docx(data: bytes, name: str) -> tuple[list[Chapter], str | None, list[s
     except ImportError:
         raise DocumentError(f"'{name}' is a Word document, and reading Word documents needs mammoth and lxml.",
                             "pip install 'lsgtool[books]' (or mammoth and lxml), or save it as PDF or text.") from None
+    if not data.strip():
+        raise DocumentError(f"'{name}' is empty.", "pass a Word document with text in it.")
+    if data.startswith(OLE):
+        raise DocumentError(f"'{name}' is password-protected, or a Word 97-2003 document under a .docx name.",
+                            "remove its password, or save it as .docx (Word 2007 or later), PDF or text.")
     if not is_docx(data):
-        raise DocumentError(f"'{name}' is not a Word document (no word/document.xml in a zip archive).",
+        damaged = data.startswith(b"PK") and not zipfile.is_zipfile(io.BytesIO(data))
+        raise DocumentError(f"'{name}' is " + ("damaged (an incomplete zip archive)." if damaged else
+                                               "not a Word document (no word/document.xml in a zip archive)."),
                             "pass a .docx file (Word 2007 or later; save a .doc as .docx first).")
     try:
         title = _core_title(data)
@@ -58,9 +76,20 @@ def read_docx(data: bytes, name: str) -> tuple[list[Chapter], str | None, list[s
         raise DocumentError(f"'{name}' is not a readable Word document: {type(exc).__name__}: {exc}.",
                             "check the file.") from None
     body = html.fragment_fromstring(converted.value or "<p></p>", create_parent="body")
-    named = body.findall(".//p[@class='docx-title']")  # the Title paragraph: a name, not text
-    title = next((" ".join(el.text_content().split()) for el in named if el.text_content().strip()), None) or title
-    for element in named:
+    leading = []  # the Title paragraphs it opens with (one title, maybe over two lines): a name, not text
+    for element in body:
+        if element.get("class") != "docx-title" and element.text_content().strip():
+            break
+        leading.append(element)
+    named = " ".join(" ".join(el.text_content().split()) for el in leading if el.get("class") == "docx-title")
+    title = named or title
+    for element in leading:
+        element.drop_tree()
+    contents = [p for p in body.iter("p") if _contents(p)]  # Word's table of contents: links to its headings
+    before = contents[0].getprevious() if contents else None
+    if before is not None and before.tag == "p" and len(before.text_content().split()) <= 3:  # "Contents"
+        contents.append(before)
+    for element in contents:
         element.drop_tree()
     links = [a for a in body.iter("a") if a.get("href", "").startswith(MARKERS)]
     markers = sum("-ref-" not in a.get("href", "") for a in links)  # in the text, not a note's link back to it
@@ -68,14 +97,32 @@ def read_docx(data: bytes, name: str) -> tuple[list[Chapter], str | None, list[s
         parent = element.getparent()
         alone = parent.tag == "sup" and not (parent.text or "").strip() and len(parent) == 1
         (parent if alone else element).drop_tree()  # the text after it stays
+    notes_list = [el for el in body if el.tag == "ol" and len(el) and (el[0].get("id") or "").startswith(NOTE_IDS)]
+    for element in notes_list:
+        body.remove(element)
+    counts = {tag: len(body.findall(tag)) for tag in SPLIT}
+    level = next((tag for tag in SPLIT if counts[tag] > 1), "h1")  # the top headings there are several of
     sections = [html.Element("div")]
     for element in list(body):
-        if element.tag == "h1" and len(sections[-1]):
+        if element.tag == level and len(sections[-1]):
             sections.append(html.Element("div"))
         sections[-1].append(element)
-    chapters = [found for found in (chapter(section, None) for section in sections) if found.text.strip()]
+    if notes_list:
+        sections.append(html.Element("div"))
+        sections[-1].extend(notes_list)
+    chapters, pending = [], []
+    for i, section in enumerate(sections):
+        found = chapter(section, "Notes" if notes_list and i == len(sections) - 1 else None)
+        if not found.text.strip():  # a heading right before another ("Part A", then "Chapter 1"): in its title
+            pending += [found.title] if found.title else []
+            continue
+        if pending:
+            found.title = SEPARATOR.join(pending + ([found.title] if found.title else []))
+            pending = []
+        chapters.append(found)
     if not chapters:
         raise DocumentError(f"'{name}' is a Word document without text.", "check the file.")
-    notes = [f"Word: {len(chapters)} chapter{'s' * (len(chapters) != 1)} (one per Heading 1)"
+    notes = [f"Word: {len(chapters)} chapter{'s' * (len(chapters) != 1)} (one per {level.upper()} heading"
+             + (", and its notes" if notes_list else "") + ")"
              + (f"; {markers} note mark{'s' * (markers != 1)} left out" if markers else "")]
     return chapters, title, notes

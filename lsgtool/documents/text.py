@@ -42,7 +42,7 @@ def decode(data: bytes, name: str) -> str:
     if data.startswith((b"\xff\xfe", b"\xfe\xff")):
         return data.decode("utf-16")
     if b"\x00" in data[:8192]:
-        office = name.lower().endswith((".doc", ".odt", ".rtf", ".pages", ".ppt", ".pptx", ".xls", ".xlsx"))
+        office = name.lower().endswith((".doc", ".odt", ".pages", ".ppt", ".pptx", ".xls", ".xlsx"))
         raise DocumentError(f"'{name}' is binary data, not text.",
                             "save it as .docx, PDF or text first." if office else
                             f"pass a {kinds_said()} file (or text on standard input).")
@@ -51,6 +51,9 @@ def decode(data: bytes, name: str) -> str:
     except UnicodeDecodeError as exc:
         raise DocumentError(f"'{name}' is not UTF-8 text (byte {exc.start}: {data[exc.start:exc.start + 1]!r}).",
                             "convert it first, e.g. `iconv -f latin1 -t utf-8 FILE > FILE.utf8.txt`.") from None
+    if text.lstrip("\ufeff \t\r\n").startswith("{\\rtf"):
+        raise DocumentError(f"'{name}' is an RTF document: its text is in markup lsgtool does not read.",
+                            "save it as .docx, PDF or text first.")
     return " " + text[1:] if text.startswith("\ufeff") else text
 
 

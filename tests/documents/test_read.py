@@ -3,6 +3,8 @@ can fail to give text (each names the file)."""
 
 import difflib
 import re
+import shutil
+import subprocess
 import zipfile
 from pathlib import Path
 
@@ -67,13 +69,70 @@ def test_a_word_report_keeps_its_text_and_notes_without_their_marks():
     pytest.importorskip("mammoth")
     document = read(DATA / "report-pandoc.docx")
     assert document.title == "Grain Stores Review" and "Grain Stores Review" not in document.text
-    assert [c.title for c in document.chapters] == [None, "Findings", "Recommendations"]
+    assert [c.title for c in document.chapters] == [None, "Findings", "Recommendations", "Notes"]
     findings = document.chapters[1]
     assert findings.text.startswith("The granaries held enough grain for seven years. Stores were counted")
     assert [title for _, _, title in findings.headings] == ["Method"]
     assert "Each tally was checked by a second clerk." in findings.text.split("\n\n")
-    assert document.chapters[2].text.endswith("The count of the second year was lost in a fire.")
+    assert document.chapters[3].text == "The count of the second year was lost in a fire."  # not Recommendations'
     assert "↑" not in document.text and "[1]" not in document.text and "1 note mark left out" in document.notes[0]
+
+
+def _docx(tmp_path, markdown: str) -> Path:
+    """A Word document pandoc writes from ``markdown`` (its title block a Title paragraph)."""
+    if shutil.which("pandoc") is None:
+        pytest.skip("pandoc writes the Word documents of this test")
+    source, out = tmp_path / "source.md", tmp_path / "doc.docx"
+    source.write_text(markdown, encoding="utf-8")
+    subprocess.run(["pandoc", str(source), "-o", str(out)], check=True)
+    return out
+
+
+@pytest.mark.parametrize("markdown, titles", [
+    ("## One\n\nThe first.\n\n## Two\n\nThe second.\n", ["One", "Two"]),  # only Heading 2s: a chapter each
+    ("# Report\n\n## One\n\nThe first.\n\n## Two\n\nThe second.\n", ["Report — One", "Two"]),  # one Heading 1
+    ("# Part A\n\n# Chapter 1\n\nThe first.\n\n# Chapter 2\n\nThe second.\n",
+     ["Part A — Chapter 1", "Chapter 2"]),  # a heading without text of its own names the next chapter too
+    ("% Annual Report\n\nThe first.\n", [None]),
+])
+def test_a_word_document_s_chapters_are_its_top_headings_that_are_several(tmp_path, markdown, titles):
+    pytest.importorskip("mammoth")
+    path = _docx(tmp_path, markdown)
+    if markdown.startswith("%"):  # a title over two Title paragraphs, as Word users write one
+        with zipfile.ZipFile(path) as archive:
+            parts = {item.filename: archive.read(item.filename) for item in archive.infolist()}
+        title = b'<w:p><w:pPr><w:pStyle w:val="Title" /></w:pPr>'
+        second = title + b'<w:r><w:t xml:space="preserve">of the Northern Granaries</w:t></w:r></w:p>'
+        head, found, tail = parts["word/document.xml"].partition(title)
+        end = tail.index(b"</w:p>") + len(b"</w:p>")
+        parts["word/document.xml"] = head + found + tail[:end] + second + tail[end:]
+        with zipfile.ZipFile(path, "w") as archive:
+            for filename, data in parts.items():
+                archive.writestr(filename, data)
+    document = read(path)
+    assert [c.title for c in document.chapters] == titles
+    if markdown.startswith("%"):  # both lines, and neither in the text
+        assert document.title == "Annual Report of the Northern Granaries" and document.text == "The first."
+    else:
+        assert "first." in document.chapters[0].text and "second." in document.text
+
+
+def test_a_word_document_s_table_of_contents_is_not_its_text(tmp_path):
+    pytest.importorskip("mammoth")
+    line = '<w:p><w:hyperlink w:anchor="_Toc{0}"><w:r><w:t xml:space="preserve">{1}</w:t></w:r></w:hyperlink></w:p>'
+    contents = ('<w:p><w:r><w:t>Contents</w:t></w:r></w:p>' + line.format(1, "Findings 1")
+                + line.format(2, "Recommendations 2")).encode()
+    path = tmp_path / "report.docx"
+    with zipfile.ZipFile(DATA / "report-pandoc.docx") as source, zipfile.ZipFile(path, "w") as target:
+        for item in source.infolist():
+            data = source.read(item.filename)
+            if item.filename == "word/document.xml":
+                data = data.replace(b"</w:p>", b"</w:p>" + contents, 1)  # after the Title paragraph
+            target.writestr(item, data)
+    document = read(path)
+    assert [c.title for c in document.chapters] == [None, "Findings", "Recommendations", "Notes"]
+    assert "Contents" not in document.text and "Findings 1" not in document.text
+    assert document.chapters[0].text == "Prepared for the harvest committee."
 
 
 def test_a_word_document_s_title_paragraph_names_it_before_its_properties(tmp_path):
@@ -160,8 +219,10 @@ def test_chapters_are_titled_with_their_book(text, titles):
     (b"%PDF-1.4\n%broken", ".pdf", "is not a readable PDF"),
     (b"not a zip", ".epub", "is not an EPUB"),
     (b"not a zip", ".docx", "is not a Word document"),
-    (b"PK\x03\x04broken", ".docx", "is not a Word document"),
+    (b"PK\x03\x04broken", ".docx", "is damaged"),
+    (b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1\x00\x00", ".docx", "is password-protected"),
     (b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1\x00\x00", ".doc", "is binary data"),  # Word 97-2003: save it as .docx
+    (b"{\\rtf1\\ansi {\\pard Some text here.\\par}}", ".rtf", "is an RTF document"),
     (b"<!DOCTYPE html><html><head><title>T</title></head><body><nav>Home</nav></body></html>", ".html",
      "web page without text"),
 ])
@@ -177,7 +238,7 @@ def test_files_without_text_are_refused_naming_them(data, suffix, message):
     with pytest.raises(DocumentError, match=message) as info:
         read_bytes(data, f"bad{suffix}", suffix)
     assert f"'bad{suffix}'" in info.value.message and info.value.hint
-    assert suffix != ".doc" or "save it as .docx" in info.value.hint
+    assert suffix not in (".doc", ".rtf") or "save it as .docx" in info.value.hint
 
 
 @pytest.mark.parametrize("encoding, bom", [("utf-8", b""), ("utf-8", b"\xef\xbb\xbf"), ("utf-16", b""),
