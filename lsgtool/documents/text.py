@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass
 
 from lsgtool.documents.model import SEPARATOR, Chapter, DocumentError, kinds_said
-from lsgtool.documents.prose import ATX, fenced, heading_words, readable, title_span
+from lsgtool.documents.prose import ATX, FRONT_MATTER, fenced, heading_words, readable, title_span
 
 MARKDOWN_HEADING = re.compile(r"^(#{1,2})\s+(.+?)\s*#*\s*$")
 NAMED_HEADING = re.compile(
@@ -141,16 +141,49 @@ def chapters(text: str, markdown: bool = False) -> list[Chapter]:
 
 def title_of(text: str, markdown: bool = False, transcript: bool | None = None) -> str | None:
     """The document's title as a reader sees it: its YAML front matter's, or its first line when that is a heading
-    or stands alone (``prose.title_span``); None without one, or when that line is the first of several chapters'
-    headings of one level ("# The Storm" before "# The Morning", "CHAPTER I" before "CHAPTER II")."""
+    or stands alone (``prose.title_span``) and reads as words (not a badge, an image, HTML, a list item, a rule or
+    a link); None without one, or when that line is the first of several chapters' headings of one level
+    ("# The Storm" before "# The Morning", "CHAPTER I" before "CHAPTER II", two ``===`` headings)."""
+    front = FRONT_MATTER.match(text)
+    if front:
+        named = _yaml_title(front.group(1))
+        if named:
+            return named
+        text = text[front.end():]  # front matter without a title: the first line after it
     span = title_span(text, transcript)
     if span is None:
         return None
+    line_start = text.rfind("\n", 0, span[0]) + 1
+    line = text[line_start:text.find("\n", span[0]) if "\n" in text[span[0]:] else len(text)]
     marks = headings(text, markdown)
     first = next((h for h in marks if h.start <= span[0] < h.end), None)
     if first is not None and any(h is not first and h.level <= first.level for h in marks):
         return None
-    return readable(text[span[0]:span[1]]) or None
+    if SETEXT_TITLE.search(text, span[1]) and re.match(r"[^\n]*\r?\n {0,3}=+[ \t]*\r?$", text[span[0]:], re.M):
+        return None  # the first of several headings underlined with ===
+    title = readable(text[span[0]:span[1]])
+    if NOT_A_TITLE.match(line) or not re.search(r"[^\W\d_]{2}", title) or re.search(r"://|^www\.", title):
+        return None
+    return title or None
+
+
+NOT_A_TITLE = re.compile(r"\s*(?:[<\[!|>]|(?:[-*+•]|\d{1,3}[.)])\s|([-*_])(?:\s*\1){2,}\s*$)")  # HTML, badges,
+# images, links, tables, quotes, list items, rules
+SETEXT_TITLE = re.compile(r"^[^\n]*\S[^\n]*\r?\n {0,3}=+[ \t]*\r?$", re.M)  # a heading underlined with ===
+
+
+def _yaml_title(front: str) -> str | None:
+    """The ``title`` of YAML front matter as a string ("" when it names none usable), None when it cannot be read."""
+    try:
+        import yaml
+
+        data = yaml.safe_load(front)
+    except Exception:  # no PyYAML, or not YAML after all
+        return None
+    value = data.get("title") if isinstance(data, dict) else None
+    if isinstance(value, list):
+        value = " ".join(str(v) for v in value if isinstance(v, (str, int, float)))
+    return " ".join(str(value).split()) if isinstance(value, (str, int, float)) else ""
 
 
 def _slice(text: str, title: str | None, start: int, end: int) -> Chapter:

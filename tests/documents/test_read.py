@@ -185,6 +185,17 @@ def test_code_is_no_chapter_heading():  # a shell comment in a fenced or indente
     ("CHAPTER I\n\nIt was.\n\nCHAPTER II\n\nIt is.\n", ".txt", None),
     ("It rained all day. The river rose.\n", ".txt", None),  # prose
     ("Anna: Shall we start?\nBen: Yes, the budget first.\nAnna: Fine.\n", ".txt", None),  # a transcript
+    ("---\ntitle: >-\n  Folded Over\n  Two Lines # kept\n---\n\nBody.\n", ".md", "Folded Over Two Lines # kept"),
+    ("---\ntitle: Harvest # a comment\n---\n\nBody.\n", ".md", "Harvest"),  # YAML as YAML reads it
+    ("---\ntitle: ''\nauthor: Me\n---\n\nBody text here.\n", ".md", None),
+    ("---\nauthor: Me\n---\n\n# Heading Title\n\nBody.\n", ".md", "Heading Title"),  # no title: the heading
+    ("[![CI](https://ci.example.org/b.svg)](https://ci.example.org)\n\nA tool. It works.\n", ".md", None),  # a badge
+    ('<p align="center"><img src="logo.png"></p>\n\nA tool. It works.\n', ".md", None),
+    ("- one item\n\nA tool. It works.\n", ".md", None),
+    ("* * *\n\nA tool. It works.\n", ".md", None),
+    ("https://example.org/tool\n\nA tool. It works.\n", ".txt", None),
+    ("Title\n=====\n\nText.\n\nOther\n=====\n\nMore.\n", ".md", None),  # the first of two === headings
+    ("Title\n=====\n\nText.\n\nPart\n----\n\nMore.\n", ".md", "Title"),
 ])
 def test_a_text_document_is_titled_as_its_reader_sees_it(text, suffix, title):
     assert read_bytes(text.encode(), "doc" + suffix, suffix).title == title
