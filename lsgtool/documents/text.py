@@ -150,6 +150,7 @@ def title_of(text: str, markdown: bool = False, transcript: bool | None = None) 
         if named:
             return named
         text = text[front.end():]  # front matter without a title: the first line after it
+    text = text[DECORATION.match(text).end():]  # a README's logo and badges before its heading
     span = title_span(text, transcript)
     if span is None:
         return None
@@ -169,6 +170,7 @@ def title_of(text: str, markdown: bool = False, transcript: bool | None = None) 
 
 NOT_A_TITLE = re.compile(r"\s*(?:[<\[!|>]|(?:[-*+•]|\d{1,3}[.)])\s|([-*_])(?:\s*\1){2,}\s*$)")  # HTML, badges,
 # images, links, tables, quotes, list items, rules
+DECORATION = re.compile(r"(?:[ \t]*(?:(?:<|!\[|\[!\[)[^\n]*)?\r?\n)*")  # blank, HTML, image or badge lines
 SETEXT_TITLE = re.compile(r"^[^\n]*\S[^\n]*\r?\n {0,3}=+[ \t]*\r?$", re.M)  # a heading underlined with ===
 
 

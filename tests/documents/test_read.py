@@ -191,6 +191,8 @@ def test_code_is_no_chapter_heading():  # a shell comment in a fenced or indente
     ("---\nauthor: Me\n---\n\n# Heading Title\n\nBody.\n", ".md", "Heading Title"),  # no title: the heading
     ("[![CI](https://ci.example.org/b.svg)](https://ci.example.org)\n\nA tool. It works.\n", ".md", None),  # a badge
     ('<p align="center"><img src="logo.png"></p>\n\nA tool. It works.\n', ".md", None),
+    ('<p align="center"><img src="logo.png"></p>\n[![CI](b.svg)](https://ci.example.org)\n\n# Granary\n\nA tool.\n',
+     ".md", "Granary"),  # a README's logo and badges, then its heading
     ("- one item\n\nA tool. It works.\n", ".md", None),
     ("* * *\n\nA tool. It works.\n", ".md", None),
     ("https://example.org/tool\n\nA tool. It works.\n", ".txt", None),
