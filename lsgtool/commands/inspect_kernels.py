@@ -15,6 +15,7 @@ from rich.text import Text
 from lsgtool.commands._common import LSG_FLAGS, Device, JsonOption, emit, flag_names
 from lsgtool.commands._progress import RichProgress
 from lsgtool.core.errors import ConfigError
+from lsgtool.documents.model import NAMED_KINDS
 
 
 class What(str, Enum):
@@ -41,8 +42,8 @@ def inspect_kernels_command(
     head: Annotated[Optional[int], typer.Option(
         help="Head of the map and the picks (lsg).", show_default="map: every head with its own pattern, up to 4; picks: 0", min=0)] = None,
     input_file: Annotated[Optional[Path], typer.Option(
-        "--input", help="A text (txt, md, pdf, epub): show which tokens the selector of --layer picks in it (lsg, a "
-                        "checkpoint with its tokenizer).")] = None,
+        "--input", help=f"A document ({', '.join(NAMED_KINDS)}): show which tokens the selector of --layer picks in "
+                        "it (lsg, a checkpoint with its tokenizer).")] = None,
     block: Annotated[Optional[int], typer.Option(help="LSG block size S (overrides the model's).", min=1)] = None,
     sparse_block: Annotated[Optional[int], typer.Option(help="Sparse tokens per side (default: --block).", min=0)] = None,
     factor: Annotated[Optional[int], typer.Option(help="Sparsity factor f.", min=1)] = None,

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from lsgtool.core.errors import UsageError
+from lsgtool.documents.model import NAMED_KINDS
 
 __all__ = ["InspectOptions", "LSGLayout", "check_input", "in_range", "lengths", "one_length"]
 
@@ -83,7 +84,7 @@ def in_range(flag: str, value: int | None, count: int | None, what: str) -> None
 
 
 # every --input error ends in one of these two hints, so they never disagree on what --input and MODEL take
-INPUT_TAKES = "--input takes one text file (txt, md, pdf, epub)"
+INPUT_TAKES = f"--input takes one document ({', '.join(NAMED_KINDS)})"
 
 
 def input_needs_a_checkpoint(text: Path) -> str:

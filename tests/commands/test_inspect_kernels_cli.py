@@ -219,7 +219,8 @@ def test_every_input_error_agrees_on_what_input_and_model_take(app, runner, lsg_
         error_line, hint = result.stderr.split("\nHint: ", 1)
         assert result.exit_code == 2 and error_line.startswith(f"Error: {error}"), (case, result.stderr)
         hint = " ".join(hint.split())
-        assert hint.startswith("--input takes one text file (txt, md, pdf, epub)"), (case, hint)
+        takes = "--input takes one document (.txt, .md, .vtt, .srt, .pdf, .epub, .docx, .html)"
+        assert hint.startswith(takes), (case, hint)
         if case in ("no model", "no weights"):
             assert f"as MODEL_OR_CONFIG, e.g. `lsgtool inspect-kernels ./model-lsg-4096 --input {given}`" in hint, hint
         assert "pass the folder as an input" not in hint and "a folder reads" not in hint, (case, hint)
