@@ -14,7 +14,12 @@ import zipfile
 from lsgtool.documents.model import SEPARATOR, Chapter, DocumentError
 from lsgtool.documents.webpage import chapter
 
-STYLES = "p[style-name='Title'] => p.docx-title:fresh"  # mammoth maps headings, lists and tables itself
+STYLES = "\n".join([  # mammoth maps headings, lists and tables itself
+    "p[style-name='Title'] => p.docx-title:fresh", "p[style-name='Subtitle'] => p.docx-subtitle:fresh",
+    "p[style-name='Author'] => p.docx-front:fresh", "p[style-name='Date'] => p.docx-front:fresh",
+    "p[style-name='TOC Heading'] => p.docx-front:fresh"])
+FRONT = ("docx-title", "docx-subtitle", "docx-front")  # a title page's paragraphs, when the document opens with them
+CONTENTS = re.compile(r"(?:table of )?contents", re.IGNORECASE)  # the heading of a table of contents
 MARKERS = ("#footnote-", "#endnote-")  # a note's marker in the text and its link back from the note
 NOTE_IDS = ("footnote-", "endnote-")  # the list of notes mammoth puts at the end
 OLE = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"  # a compound file: Word 97-2003, or an encrypted .docx
@@ -76,21 +81,22 @@ def read_docx(data: bytes, name: str) -> tuple[list[Chapter], str | None, list[s
         raise DocumentError(f"'{name}' is not a readable Word document: {type(exc).__name__}: {exc}.",
                             "check the file.") from None
     body = html.fragment_fromstring(converted.value or "<p></p>", create_parent="body")
-    leading = []  # the Title paragraphs it opens with (one title, maybe over two lines): a name, not text
+    leading = []  # the title page it opens with (a title maybe over two lines, a subtitle, author, date): not text
     for element in body:
-        if element.get("class") != "docx-title" and element.text_content().strip():
+        if element.get("class") not in FRONT and element.text_content().strip():
             break
         leading.append(element)
-    named = " ".join(" ".join(el.text_content().split()) for el in leading if el.get("class") == "docx-title")
-    title = named or title
-    for element in leading:
-        element.drop_tree()
-    contents = [p for p in body.iter("p") if _contents(p)]  # Word's table of contents: links to its headings
+    said = {kind: " ".join(" ".join(el.text_content().split()) for el in leading if el.get("class") == kind)
+            for kind in FRONT[:2]}
+    title = (said["docx-title"] + (": " + said["docx-subtitle"] if said["docx-subtitle"] else "")) or title
+    lines = [p for p in body.iter("p") if _contents(p)]  # Word's table of contents: lines linking to its headings
+    contents = [p for p in lines if p.getprevious() in lines or p.getnext() in lines]  # several, one after another
     before = contents[0].getprevious() if contents else None
-    if before is not None and before.tag == "p" and len(before.text_content().split()) <= 3:  # "Contents"
+    if before is not None and CONTENTS.fullmatch(" ".join(before.text_content().split())):  # its heading
         contents.append(before)
-    for element in contents:
-        element.drop_tree()
+    for element in [*leading, *contents, *body.findall(".//p[@class='docx-front']")]:
+        if element.getparent() is not None:
+            element.drop_tree()
     links = [a for a in body.iter("a") if a.get("href", "").startswith(MARKERS)]
     markers = sum("-ref-" not in a.get("href", "") for a in links)  # in the text, not a note's link back to it
     for element in links:
@@ -102,9 +108,10 @@ def read_docx(data: bytes, name: str) -> tuple[list[Chapter], str | None, list[s
         body.remove(element)
     counts = {tag: len(body.findall(tag)) for tag in SPLIT}
     level = next((tag for tag in SPLIT if counts[tag] > 1), "h1")  # the top headings there are several of
+    splits = SPLIT[:SPLIT.index(level) + 1]  # a heading above that level starts a chapter too
     sections = [html.Element("div")]
     for element in list(body):
-        if element.tag == level and len(sections[-1]):
+        if element.tag in splits and len(sections[-1]):
             sections.append(html.Element("div"))
         sections[-1].append(element)
     if notes_list:

@@ -34,7 +34,9 @@ from functools import lru_cache
 from itertools import islice
 from typing import Iterator
 
-FENCE = re.compile(r" {0,3}(`{3,}(?=[^`]*$)|~{3,})")  # a backtick fence's line holds no other backtick (CommonMark)
+# an opening fence: a backtick fence's line holds no other backtick (CommonMark), and what follows the marks is an info
+# string (a language, attributes), not more marks: "~~~ * ~~~" is a story's scene break
+FENCE = re.compile(r" {0,3}(`{3,}(?=[^`]*$)|~{3,}(?=[^~]*$))[ \t]*(?:[\w{.=\"'+#-][^\n]*)?\r?\n?$")
 CLOSING = re.compile(r" {0,3}(`{3,}|~{3,})[ \t]*\r?\n?$")  # a closing fence: its marks alone on the line
 ATX = re.compile(r" {0,3}#{1,6}(?:\s|$)")
 ATX_MARKS = re.compile(r" {0,3}#{1,6}\s+")  # a heading's marks, up to its text

@@ -145,11 +145,12 @@ def title_of(text: str, markdown: bool = False, transcript: bool | None = None) 
     a link); None without one, or when that line is the first of several chapters' headings of one level
     ("# The Storm" before "# The Morning", "CHAPTER I" before "CHAPTER II", two ``===`` headings)."""
     front = FRONT_MATTER.match(text)
-    if front:
-        named = _yaml_title(front.group(1))
-        if named:
-            return named
+    named = _yaml_title(front.group(1)) if front else None
+    if named:
+        return named
+    if named is not None:
         text = text[front.end():]  # front matter without a title: the first line after it
+    # (not YAML: "title: Rust: A Guide" is read as written, as prose.title_span reads it)
     text = text[DECORATION.match(text).end():]  # a README's logo and badges before its heading
     span = title_span(text, transcript)
     if span is None:
@@ -163,13 +164,14 @@ def title_of(text: str, markdown: bool = False, transcript: bool | None = None) 
     if SETEXT_TITLE.search(text, span[1]) and re.match(r"[^\n]*\r?\n {0,3}=+[ \t]*\r?$", text[span[0]:], re.M):
         return None  # the first of several headings underlined with ===
     title = readable(text[span[0]:span[1]])
-    if NOT_A_TITLE.match(line) or not re.search(r"[^\W\d_]{2}", title) or re.search(r"://|^www\.", title):
+    if NOT_A_TITLE.match(line) or not re.search(r"[^\W\d_]{2}", title) or re.fullmatch(r"\S*://\S*|www\.\S+", title):
         return None
     return title or None
 
 
-NOT_A_TITLE = re.compile(r"\s*(?:[<\[!|>]|(?:[-*+•]|\d{1,3}[.)])\s|([-*_])(?:\s*\1){2,}\s*$)")  # HTML, badges,
-# images, links, tables, quotes, list items, rules
+# what a first line that is no title begins with: HTML, an image, a table row, a quote, a badge, a link, a list
+# item, or it is a rule
+NOT_A_TITLE = re.compile(r"\s*(?:[<!|>]|\[!?\[|\[[^\]]*\]\(|(?:[-*+•]|\d{1,3}[.)])\s|([-*_])(?:\s*\1){2,}\s*$)")
 DECORATION = re.compile(r"(?:[ \t]*(?:(?:<|!\[|\[!\[)[^\n]*)?\r?\n)*")  # blank, HTML, image or badge lines
 SETEXT_TITLE = re.compile(r"^[^\n]*\S[^\n]*\r?\n {0,3}=+[ \t]*\r?$", re.M)  # a heading underlined with ===
 
@@ -182,7 +184,9 @@ def _yaml_title(front: str) -> str | None:
         data = yaml.safe_load(front)
     except Exception:  # no PyYAML, or not YAML after all
         return None
-    value = data.get("title") if isinstance(data, dict) else None
+    if not isinstance(data, dict):  # "---" rules around a paragraph, not front matter
+        return None
+    value = data.get("title")
     if isinstance(value, list):
         value = " ".join(str(v) for v in value if isinstance(v, (str, int, float)))
     return " ".join(str(value).split()) if isinstance(value, (str, int, float)) else ""

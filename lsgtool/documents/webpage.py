@@ -101,11 +101,14 @@ def furniture(body) -> list:
     comments), a row of links that holds no heading, table or code; none inside a table or code, and never more
     than a quarter (``MOST``) of the words in all."""
     total = _words(body)
+    heading = next((el for tag in SECTIONS[:3] for el in body.iter(tag)), None)  # the title: never furniture
+    kept = set() if heading is None else {heading, *heading.iterancestors()}
     found: list = []
     inside: set = set()  # the elements found and all they hold
     left = max(MOST * total, LINKED_WORDS)  # the words that may still be left out
     for element in body.iter(*ROWS):
-        if element is body or element in inside or any(el.tag in (*CODE, "table") for el in element.iterancestors()):
+        if element is body or element in inside or element in kept \
+                or any(el.tag in (*CODE, "table") for el in element.iterancestors()):
             continue
         words = _words(element)
         if words > left:

@@ -94,6 +94,8 @@ def _docx(tmp_path, markdown: str) -> Path:
     ("# Part A\n\n# Chapter 1\n\nThe first.\n\n# Chapter 2\n\nThe second.\n",
      ["Part A — Chapter 1", "Chapter 2"]),  # a heading without text of its own names the next chapter too
     ("% Annual Report\n\nThe first.\n", [None]),
+    ("## Background\n\nThe first.\n\n## Scope\n\nThe second.\n\n# Appendix\n\n## Figures\n\nThe third.\n",
+     ["Background", "Scope", "Appendix — Figures"]),  # a Heading 1 among the Heading 2 chapters starts one too
 ])
 def test_a_word_document_s_chapters_are_its_top_headings_that_are_several(tmp_path, markdown, titles):
     pytest.importorskip("mammoth")
@@ -162,6 +164,13 @@ def test_a_word_document_that_is_not_one_is_refused_and_a_lock_file_is_passed_ov
     assert [Path(job.name).name for job in files([str(tmp_path)])] == ["minutes.docx", "report.docx"]
 
 
+def test_a_scene_break_of_tildes_is_no_code_fence():  # "~~~ * ~~~" opens no code block that hides the rest
+    from lsgtool.documents.prose import prose_sentences
+
+    text = "The Lighthouse\n\nThe keeper climbed the stairs.\n\n~~~ * ~~~\n\nWinter came. The wick froze.\n"
+    assert "The wick froze." in [text[a:b] for a, b in prose_sentences(text)]
+
+
 def test_code_is_no_chapter_heading():  # a shell comment in a fenced or indented code block is code
     text = ("# Setup\n\nInstall it.\n\n```sh\n# install the tool\npip install x\n```\n\n~~~\n# also code\n~~~\n\n"
             "    # indented code\n\n## Motivation\n\nWhy.\n")
@@ -198,6 +207,10 @@ def test_code_is_no_chapter_heading():  # a shell comment in a fenced or indente
     ("https://example.org/tool\n\nA tool. It works.\n", ".txt", None),
     ("Title\n=====\n\nText.\n\nOther\n=====\n\nMore.\n", ".md", None),  # the first of two === headings
     ("Title\n=====\n\nText.\n\nPart\n----\n\nMore.\n", ".md", "Title"),
+    ("---\ntitle: Rust: A Practical Guide\n---\n\nBody.\n", ".md", "Rust: A Practical Guide"),  # not YAML: as written
+    ("---\n\nA paragraph between rules.\n\n---\n\n# Part two\n\nMore.\n", ".md", None),  # rules, no front matter
+    ("[DRAFT] Budget Proposal 2025\n\nThe budget grows. It is late.\n", ".txt", "[DRAFT] Budget Proposal 2025"),
+    ("# Why http:// links break\n\nThey do. Often.\n", ".md", "Why http:// links break"),
 ])
 def test_a_text_document_is_titled_as_its_reader_sees_it(text, suffix, title):
     assert read_bytes(text.encode(), "doc" + suffix, suffix).title == title
@@ -374,7 +387,7 @@ def test_a_web_page_is_read_from_its_main_text_without_its_furniture(open_, clos
 
 
 BLOG = """<!DOCTYPE html><html><head><title>Lemon Dal | Ana Cooks</title></head><body><main>
-<header><h1>Lemon Dal</h1><p class="entry-byline">By Ana Ruiz, March 3, 2025</p></header>
+<header role="banner"><h1>Lemon Dal</h1><p class="entry-byline">By Ana Ruiz, March 3, 2025</p></header>
 <div class="wprm-recipe-jump"><a href="#recipe">Jump to Recipe</a> · <a href="/print/12">Print Recipe</a></div>
 <div class="entry-content comments-open">
 <p>This dal is the one I cook when the week has gone wrong, because it needs one pot, crème fraîche and {words}.</p>
