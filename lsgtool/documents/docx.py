@@ -22,6 +22,7 @@ FRONT = ("docx-title", "docx-subtitle", "docx-front")  # a title page's paragrap
 CONTENTS = re.compile(r"(?:table of )?contents", re.IGNORECASE)  # the heading of a table of contents
 MARKERS = ("#footnote-", "#endnote-")  # a note's marker in the text and its link back from the note
 NOTE_IDS = ("footnote-", "endnote-")  # the list of notes mammoth puts at the end
+MARK = re.compile(r"\[?(?:\d{1,3}|[a-z]|[ivx]{1,4}|[*†‡§]{1,3})?\]?|↑")  # a note's marker ("[1]"), its link back
 OLE = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"  # a compound file: Word 97-2003, or an encrypted .docx
 SPLIT = ("h1", "h2", "h3")  # a chapter per heading of the first of these levels that has several
 
@@ -98,8 +99,12 @@ def read_docx(data: bytes, name: str) -> tuple[list[Chapter], str | None, list[s
         if element.getparent() is not None:
             element.drop_tree()
     links = [a for a in body.iter("a") if a.get("href", "").startswith(MARKERS)]
-    markers = sum("-ref-" not in a.get("href", "") for a in links)  # in the text, not a note's link back to it
+    marks = [a for a in links if MARK.fullmatch(a.text_content().strip())]  # "[1]", "*"; a note's way back: "↑"
+    markers = sum("-ref-" not in a.get("href", "") for a in marks)  # in the text, not a note's link back to it
     for element in links:
+        if element not in marks:  # a cross-reference in words ("see the note on counts"): its words stay
+            element.drop_tag()
+            continue
         parent = element.getparent()
         alone = parent.tag == "sup" and not (parent.text or "").strip() and len(parent) == 1
         (parent if alone else element).drop_tree()  # the text after it stays

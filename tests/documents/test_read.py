@@ -119,6 +119,21 @@ def test_a_word_document_s_chapters_are_its_top_headings_that_are_several(tmp_pa
         assert "first." in document.chapters[0].text and "second." in document.text
 
 
+def test_a_word_cross_reference_to_a_note_keeps_its_words(tmp_path):
+    pytest.importorskip("mammoth")
+    link = b'<w:p><w:hyperlink w:anchor="footnote-1"><w:r><w:t>See the note on counts.</w:t></w:r></w:hyperlink></w:p>'
+    path = tmp_path / "report.docx"
+    with zipfile.ZipFile(DATA / "report-pandoc.docx") as source, zipfile.ZipFile(path, "w") as target:
+        for item in source.infolist():
+            data = source.read(item.filename)
+            if item.filename == "word/document.xml":
+                data = data.replace(b"</w:p>", b"</w:p>" + link, 1)  # after the Title paragraph
+            target.writestr(item, data)
+    document = read(path)
+    assert document.chapters[0].text == "See the note on counts.\n\nPrepared for the harvest committee."
+    assert "1 note mark left out" in document.notes[0]
+
+
 def test_a_word_document_s_table_of_contents_is_not_its_text(tmp_path):
     pytest.importorskip("mammoth")
     line = '<w:p><w:hyperlink w:anchor="_Toc{0}"><w:r><w:t xml:space="preserve">{1}</w:t></w:r></w:hyperlink></w:p>'
