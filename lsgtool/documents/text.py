@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 from lsgtool.documents.model import SEPARATOR, Chapter, DocumentError, kinds_said
 from lsgtool.documents.prose import ATX, FRONT_MATTER, fenced, heading_words, readable, title_span
@@ -84,8 +85,10 @@ def _heading(line: str, previous_blank: bool, markdown: bool) -> tuple[int, str,
     return None
 
 
-def headings(text: str, markdown: bool = False) -> list[Heading]:
-    """The headings of ``text`` in order, those that hold the chapters after them marked ``container``."""
+@lru_cache(maxsize=4)
+def headings(text: str, markdown: bool = False) -> tuple[Heading, ...]:
+    """The headings of ``text`` in order, those that hold the chapters after them marked ``container`` (kept for
+    the text's chapters and its title, which both ask)."""
     found: list[Heading] = []
     openers: list[Line | None] = []  # the last line before each `Chapter 1`
     previous_blank, last, offset, fence = True, None, 0, None
@@ -106,7 +109,7 @@ def headings(text: str, markdown: bool = False) -> list[Heading]:
     books = [_book(line) for line in openers]
     if len(books) > 1 and all(books):  # numbering starts over, each time after a book's name (not a contents list)
         found += books
-    return sorted(found, key=lambda h: h.start)
+    return tuple(sorted(found, key=lambda h: h.start))
 
 
 def _book(line: Line | None) -> Heading | None:
@@ -148,20 +151,20 @@ def title_of(text: str, markdown: bool = False, transcript: bool | None = None) 
     named = _yaml_title(front.group(1)) if front else None
     if named:
         return named
-    if named is not None:
-        text = text[front.end():]  # front matter without a title: the first line after it
+    base = front.end() if named is not None else 0  # front matter without a title: the first line after it
     # (not YAML: "title: Rust: A Guide" is read as written, as prose.title_span reads it)
-    text = text[DECORATION.match(text).end():]  # a README's logo and badges before its heading
-    span = title_span(text, transcript)
+    base = DECORATION.match(text, base).end()  # a README's logo and badges before its heading
+    span = title_span(text[base:], transcript) if base else title_span(text, transcript)
     if span is None:
         return None
-    line_start = text.rfind("\n", 0, span[0]) + 1
-    line = text[line_start:text.find("\n", span[0]) if "\n" in text[span[0]:] else len(text)]
-    marks = headings(text, markdown)
+    span = (base + span[0], base + span[1])
+    end = text.find("\n", span[0])
+    line = text[text.rfind("\n", 0, span[0]) + 1:end if end >= 0 else len(text)]
+    marks = headings(text, markdown)  # the same the chapters were split at
     first = next((h for h in marks if h.start <= span[0] < h.end), None)
     if first is not None and any(h is not first and h.level <= first.level for h in marks):
         return None
-    if SETEXT_TITLE.search(text, span[1]) and re.match(r"[^\n]*\r?\n {0,3}=+[ \t]*\r?$", text[span[0]:], re.M):
+    if SETEXT_TITLE.search(text, span[1]) and UNDERLINED.match(text, span[0]):
         return None  # the first of several headings underlined with ===
     title = readable(text[span[0]:span[1]])
     if NOT_A_TITLE.match(line) or not re.search(r"[^\W\d_]{2}", title) or re.fullmatch(r"\S*://\S*|www\.\S+", title):
@@ -174,6 +177,7 @@ def title_of(text: str, markdown: bool = False, transcript: bool | None = None) 
 NOT_A_TITLE = re.compile(r"\s*(?:[<!|>]|\[!?\[|\[[^\]]*\]\(|(?:[-*+•]|\d{1,3}[.)])\s|([-*_])(?:\s*\1){2,}\s*$)")
 DECORATION = re.compile(r"(?:[ \t]*(?:(?:<|!\[|\[!\[)[^\n]*)?\r?\n)*")  # blank, HTML, image or badge lines
 SETEXT_TITLE = re.compile(r"^[^\n]*\S[^\n]*\r?\n {0,3}=+[ \t]*\r?$", re.M)  # a heading underlined with ===
+UNDERLINED = re.compile(r"[^\n]*\r?\n {0,3}=+[ \t]*\r?$", re.M)  # the title's own line is one
 
 
 def _yaml_title(front: str) -> str | None:
