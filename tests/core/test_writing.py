@@ -81,7 +81,7 @@ def test_ctrl_c_waits_for_writes_that_belong_together(tmp_path):
     with pytest.raises(KeyboardInterrupt):
         with uninterrupted():
             write_file(tmp_path / "record.json", "pending")
-            os.kill(os.getpid(), signal.SIGINT)  # Ctrl-C between the two writes
+            signal.raise_signal(signal.SIGINT)  # Ctrl-C between the two writes
             write_file(tmp_path / "out.md", "summary")
             write_file(tmp_path / "record.json", "final")
             done.append(True)
@@ -100,8 +100,8 @@ def test_a_second_ctrl_c_stops_writes_that_hang():
     reached = []
     with pytest.raises(KeyboardInterrupt):
         with uninterrupted():
-            os.kill(os.getpid(), signal.SIGINT)
+            signal.raise_signal(signal.SIGINT)
             reached.append(1)
-            os.kill(os.getpid(), signal.SIGINT)  # the user presses Ctrl-C again: a stuck write is given up
+            signal.raise_signal(signal.SIGINT)  # the user presses Ctrl-C again: a stuck write is given up
             reached.append(2)
     assert reached == [1] and signal.getsignal(signal.SIGINT) is signal.default_int_handler
