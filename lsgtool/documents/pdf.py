@@ -65,27 +65,46 @@ def clean_pages(split: list[list[str]], common: set[str]) -> tuple[str, list[int
         joined += 1
         return head + page + tail
 
-    parts = _paragraphs(HYPHENATED.sub(join, text)).split(PAGE)
+    text = HYPHENATED.sub(join, _paragraphs(text))  # the lines' widths as printed tell paragraphs
+    parts = re.sub(r"([-\u00ad\u2010])\n(?!\n)", r"\1 ", text).split(PAGE)  # "2015-" and "(2016)": a space
     text, starts = "".join(parts), list(accumulate(len(part) for part in parts[:-1]))
     counts = {"furniture lines removed": removed, "hyphenated words joined": joined}
     return text, starts + [len(text)] * len(marks), counts
 
 
+HEADING_WIDTH = 0.6  # of the usual line: a line this short that ends no sentence may be a heading
+BULLET = re.compile(r"[•▪●◦‣∙·\-–*]")  # a list item's mark alone on its line
+HEADING_NEXT = re.compile(r"[A-Z0-9•▪●◦\-–—*\"“‘(\[]")  # what the line after a heading begins with
+
+
 def _paragraphs(text: str) -> str:
-    """Lines back into paragraphs: a line ending a sentence well short of the usual width ends its paragraph."""
+    """Lines back into paragraphs: a line ending a sentence well short of the usual width ends its paragraph; so
+    does a line far shorter that ends no sentence and is followed by one that begins with a capital, a number or a
+    bullet (a heading, a title's lines: "What Amoxicillin is" before "Amoxicillin is an antibiotic.")."""
     lines = text.split("\n")
     sizes = [len(line) - line.count(PAGE) for line in lines]
     widths = sorted(size for size in sizes if size)
     usual = widths[int(0.8 * (len(widths) - 1))] if widths else 0
     out, current = [], []
-    for line, size in zip(lines, sizes):
+    for k, (line, size) in enumerate(zip(lines, sizes)):
         current.append(line.strip())
-        if size < 0.8 * usual and line.rstrip().endswith((".", "!", "?", ":", '"', "”", "’")):
-            out.append(" ".join(current))
+        after = lines[k + 1].replace(PAGE, "").lstrip() if k + 1 < len(lines) else ""
+        if BULLET.fullmatch(line.replace(PAGE, "").strip()):
+            continue  # a bullet on a line of its own goes with its item
+        if size < 0.8 * usual and line.rstrip().endswith((".", "!", "?", ":", '"', "”", "’")) or \
+                size < HEADING_WIDTH * usual and not line.rstrip().endswith((",", ";", "-", "–", "—")) and \
+                HEADING_NEXT.match(after):
+            out.append(_joined(current))
             current = []
     if current:
-        out.append(" ".join(current))
+        out.append(_joined(current))
     return "\n\n".join(out)
+
+
+def _joined(lines: list[str]) -> str:
+    """A paragraph's lines joined by spaces; a line ending in a hyphen keeps its line break (``HYPHENATED`` then
+    tells a word broken across lines from a compound)."""
+    return "".join(line + ("\n" if line.endswith(("-", "\u00ad", "\u2010")) else " ") for line in lines)[:-1]
 
 
 def read_pdf(data: bytes, name: str) -> tuple[list[Chapter], str | None, list[str], list[int]]:

@@ -55,6 +55,9 @@ def decode(data: bytes, name: str) -> str:
     if text.lstrip("\ufeff \t\r\n").startswith("{\\rtf"):
         raise DocumentError(f"'{name}' is an RTF document: its text is in markup lsgtool does not read.",
                             "save it as .docx, PDF or text first.")
+    if name.lower().endswith((".csv", ".tsv")):
+        raise DocumentError(f"'{name}' is a table of values (CSV), not prose: it has no sentences to summarise.",
+                            f"pass a {kinds_said()} file (or text on standard input).")
     return " " + text[1:] if text.startswith("\ufeff") else text
 
 
@@ -167,7 +170,8 @@ def title_of(text: str, markdown: bool = False, transcript: bool | None = None) 
     if SETEXT_TITLE.search(text, span[1]) and UNDERLINED.match(text, span[0]):
         return None  # the first of several headings underlined with ===
     title = readable(text[span[0]:span[1]])
-    if NOT_A_TITLE.match(line) or not re.search(r"[^\W\d_]{2}", title) or re.fullmatch(r"\S*://\S*|www\.\S+", title):
+    if NOT_A_TITLE.match(line) or not re.search(r"[^\W\d_]{2}", title) or re.fullmatch(r"\S*://\S*|www\.\S+", title) \
+            or NO_NAME.fullmatch(title):
         return None
     return title or None
 
@@ -175,6 +179,10 @@ def title_of(text: str, markdown: bool = False, transcript: bool | None = None) 
 # what a first line that is no title begins with: HTML, an image, a table row, a quote, a badge, a link, a list
 # item, or it is a rule
 NOT_A_TITLE = re.compile(r"\s*(?:[<!|>]|\[!?\[|\[[^\]]*\]\(|(?:[-*+•]|\d{1,3}[.)])\s|([-*_])(?:\s*\1){2,}\s*$)")
+# a first line that names no document: a section every document has, a placeholder, or a letter's greeting
+NO_NAME = re.compile(r"(?:(?:\d+(?:\.\d+)*\.?\s+)?(?:introduction|abstract|summary|executive summary|contents|"
+                     r"table of contents|preface|foreword|overview|background|todo|tbd|draft|notes|untitled)"
+                     r"|(?:dear|hi|hello|hey|greetings|to)\b[^\n]*,)[\s.:]*", re.IGNORECASE)
 DECORATION = re.compile(r"(?:[ \t]*(?:(?:<|!\[|\[!\[)[^\n]*)?\r?\n)*")  # blank, HTML, image or badge lines
 SETEXT_TITLE = re.compile(r"^[^\n]*\S[^\n]*\r?\n {0,3}=+[ \t]*\r?$", re.M)  # a heading underlined with ===
 UNDERLINED = re.compile(r"[^\n]*\r?\n {0,3}=+[ \t]*\r?$", re.M)  # the title's own line is one

@@ -28,6 +28,10 @@ ROLES = {"navigation", "complementary", "banner", "contentinfo", "search", "tool
 NAMED = re.compile(r"(?:^|[-_\s])(?:breadcrumbs?|share|sharing|social|related|comments?|newsletter|subscribe|"
                    r"sidebar|promo|sponsored|advert|ads?|cookies?|popup|modal|jump|print|toolbar|pagination|tags|"
                    r"byline|author-bio|skip-link)(?:$|[-_\s])", re.IGNORECASE)
+# a wiki's furniture, whatever element holds it: MediaWiki's "[edit]" links, hatnotes ("For other uses, see ..."),
+# navigation boxes, infoboxes (a table of facts, not text: its cells would count as paragraphs), its contents box
+WIKI = re.compile(r"(?:^|\s)(?:mw-editsection|mw-jump-link|noprint|navbox|vertical-navbox|hatnote|infobox|"
+                  r"sistersitebox|toc)(?:$|\s)")
 ROWS = (BLOCKS - {"br", "tr", "td", "th", *SECTIONS}) | {"ul", "ol", "dl", "aside"}  # the blocks that may be furniture
 CODE = ("pre", "code")  # a class in code (rustdoc's "comment") names no furniture
 LINKED_WORDS = 40  # a block of at most this many words
@@ -97,24 +101,26 @@ def _words(element) -> int:
 
 def furniture(body) -> list:
     """The elements inside ``body`` that are a site's furniture rather than its text, outermost first: a role in
-    ``ROLES``, a class in ``NAMED`` (not an id: ``<section id="comments">`` is a documentation page's section on
-    comments), a row of links that holds no heading, table or code; none inside a table or code, and never more
-    than a quarter (``MOST``) of the words in all."""
+    ``ROLES``, a wiki's furniture (``WIKI``: any element), a class in ``NAMED`` (not an id: ``<section
+    id="comments">`` is a documentation page's section on comments), a row of links that holds no heading, table or
+    code; none inside a table or code, and never more than a quarter (``MOST``) of the words in all."""
     total = _words(body)
     heading = next((el for tag in SECTIONS[:3] for el in body.iter(tag)), None)  # the title: never furniture
     kept = set() if heading is None else {heading, *heading.iterancestors()}
     found: list = []
     inside: set = set()  # the elements found and all they hold
     left = max(MOST * total, LINKED_WORDS)  # the words that may still be left out
-    for element in body.iter(*ROWS):
-        if element is body or element in inside or element in kept \
+    for element in body.iter():
+        wiki = isinstance(element.tag, str) and WIKI.search(element.get("class") or "") is not None
+        if element.tag not in ROWS and not wiki or element is body or element in inside or element in kept \
                 or any(el.tag in (*CODE, "table") for el in element.iterancestors()):
             continue
         words = _words(element)
         if words > left:
             continue
-        named = element.get("role") in ROLES or NAMED.search(element.get("class") or "") is not None
-        if named or 0 < words <= LINKED_WORDS and next(element.iter(*SECTIONS, *CODE, "table"), None) is None \
+        named = wiki or element.get("role") in ROLES or NAMED.search(element.get("class") or "") is not None
+        if named or element.tag in ROWS and 0 < words <= LINKED_WORDS \
+                and next(element.iter(*SECTIONS, *CODE, "table"), None) is None \
                 and _linked(element) >= LINKED_SHARE * words:
             found.append(element)
             inside.update(element.iter())

@@ -216,6 +216,12 @@ def test_code_is_no_chapter_heading():  # a shell comment in a fenced or indente
     ("---\n\nA paragraph between rules.\n\n---\n\n# Part two\n\nMore.\n", ".md", None),  # rules, no front matter
     ("[DRAFT] Budget Proposal 2025\n\nThe budget grows. It is late.\n", ".txt", "[DRAFT] Budget Proposal 2025"),
     ("# Why http:// links break\n\nThey do. Often.\n", ".md", "Why http:// links break"),
+    ("# Introduction\n\nThe granary was full.\n", ".md", None),  # a section every document has names none
+    ("1. Introduction\n\nThe granary was full.\n", ".txt", None),
+    ("TODO\n\nThe granary was full.\n", ".txt", None),
+    ("# Dear John,\n\nThe granary was full.\n", ".md", None),  # a letter's greeting
+    ("Dear John\n\nThe granary was full.\n", ".txt", "Dear John"),  # a novel's name
+    ("# Introduction to Granaries\n\nThe granary was full.\n", ".md", "Introduction to Granaries"),
 ])
 def test_a_text_document_is_titled_as_its_reader_sees_it(text, suffix, title):
     assert read_bytes(text.encode(), "doc" + suffix, suffix).title == title
@@ -254,6 +260,7 @@ def test_chapters_are_titled_with_their_book(text, titles):
     (b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1\x00\x00", ".docx", "is password-protected"),
     (b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1\x00\x00", ".doc", "is binary data"),  # Word 97-2003: save it as .docx
     (b"{\\rtf1\\ansi {\\pard Some text here.\\par}}", ".rtf", "is an RTF document"),
+    (b"a,b\n1,2\n", ".csv", "is a table of values"),
     (b"<!DOCTYPE html><html><head><title>T</title></head><body><nav>Home</nav></body></html>", ".html",
      "web page without text"),
 ])
@@ -346,6 +353,40 @@ def test_pdf_pages_across_outline_chapters():
     assert [document.place(offset).page for offset in (two.start - 1, word - 1, word, three.start)] == [1, 2, 3, 5]
 
 
+def test_pdf_headings_and_a_bullet_on_its_own_line_are_paragraphs_of_their_own():
+    """A typeset heading ends no sentence: it was glued to the paragraph under it ("What it is Amoxicillin is an
+    antibiotic."); a bullet on a line of its own goes with its item; a word hyphenated at a line's end is joined,
+    and the short line it ends still ends its paragraph."""
+    pymupdf = pytest.importorskip("pymupdf")
+    pdf = pymupdf.open()
+    lines = ["Package leaflet: Information for the patient",
+             "Read all of this leaflet carefully before you start taking this medicine because it contains",
+             "important information for you.",
+             "\u2022",
+             "If you get any side effects, talk to your doctor or pharmacist. This includes any possible side ef-",
+             "fects not listed in this leaflet.",
+             "What Amoxicillin is",
+             "Amoxicillin is an antibiotic. The active ingredient is amoxicillin, which belongs to a group of",
+             "medicines called penicillins that treat infections caused by bacteria in different parts of the",
+             "body.",
+             "How to take it",
+             "Always take this medicine exactly as your doctor has told you, with a glass of water and food."]
+    pdf.new_page().insert_text((40, 72), "\n".join(lines), fontsize=9)
+    paragraphs = read_bytes(pdf.tobytes(), "leaflet.pdf", ".pdf").text.split("\n\n")
+    assert paragraphs[2][:2] in ("\u2022 ", "\u00b7 ")  # the base font draws the bullet as a middle dot
+    assert [paragraphs[0], paragraphs[1], paragraphs[2][2:], *paragraphs[3:]] == [
+        "Package leaflet: Information for the patient",
+        "Read all of this leaflet carefully before you start taking this medicine because it contains important "
+        "information for you.",
+        "If you get any side effects, talk to your doctor or pharmacist. This includes any possible side "
+        "effects not listed in this leaflet.",
+        "What Amoxicillin is",
+        "Amoxicillin is an antibiotic. The active ingredient is amoxicillin, which belongs to a group of medicines "
+        "called penicillins that treat infections caused by bacteria in different parts of the body.",
+        "How to take it",
+        "Always take this medicine exactly as your doctor has told you, with a glass of water and food."]
+
+
 def test_epub_places_name_the_heading_above_and_count_paragraphs_after_it(bible_epub):  # issue 29, item 20
     """A book per spine item with a heading per chapter (as pandoc makes a Bible): a place names the chapter
     heading above it and counts text paragraphs from it, headings not counted."""
@@ -424,6 +465,33 @@ def test_a_web_page_s_links_sharing_comments_and_byline_are_left_out():
     assert "as the guide to citrus explains" in paragraphs[1]
     assert "crème fraîche" in paragraphs[0]  # UTF-8 though no <meta charset> says so
     assert "6 blocks of links, sharing, comments or bylines left out" in document.notes[0]
+
+
+WIKI = """<!DOCTYPE html><html><head><title>Lise Meitner - Wikipedia</title></head><body><main>
+<h1>Lise Meitner</h1>
+<div class="hatnote navigation-not-searchable">For the asteroid, see 6999 Meitner.</div>
+<table class="infobox biography vcard"><tr><th>Born</th><td>7 November 1878</td></tr>
+<tr><th>Known for</th><td>Nuclear fission</td></tr></table>
+<p>Lise Meitner was a physicist who was instrumental in the discovery of nuclear fission. {words}</p>
+<div class="mw-heading mw-heading2"><h2 id="Early_life">Early life</h2><span class="mw-editsection"><span
+class="mw-editsection-bracket">[</span><a href="?action=edit">edit</a><span class="mw-editsection-bracket">]</span>
+</span></div>
+<p>She was born in Vienna in 1878, the third of eight children.</p>
+<h2><span class="mw-headline">Career in Berlin</span><span class="mw-editsection">[<a href="?e">edit</a>]</span></h2>
+<p>In 1912 she moved to the Kaiser Wilhelm Institute for Chemistry.</p>
+</main></body></html>"""
+
+
+def test_a_wiki_page_s_edit_links_hatnotes_and_infobox_are_left_out():
+    """MediaWiki's "[edit]" links (in a heading, old markup, or beside it, new), a hatnote and the infobox (a table
+    of facts whose cells counted as paragraphs) are furniture: headings read as written, paragraphs as a reader
+    counts them."""
+    pytest.importorskip("lxml")
+    document = read_bytes(WIKI.format(words=" ".join(["She is known for it."] * 20)).encode(), "m.html", ".html")
+    (chapter,) = document.chapters
+    assert [title for _, _, title in chapter.headings] == ["Early life", "Career in Berlin"]
+    assert [p.split()[0] for p in document.text.split("\n\n")] == ["Lise", "Early", "She", "Career", "In"]
+    assert "edit" not in document.text
 
 
 def test_a_folder_s_summary_pages_are_not_read_as_its_documents(tmp_path):
