@@ -24,7 +24,7 @@ import torch.nn.functional as F
 from lsgtool.core.errors import UsageError
 from lsgtool.core.tokens import count_tokens
 from lsgtool.documents.prose import (ITEM, back_matter, own_summary, prose_sentences, readable, speakers, substance,
-                                     title_span, turns, verse_numbered, hyphenated_words)
+                                     title_page, title_span, turns, verse_numbered, hyphenated_words)
 from lsgtool.documents.sentences import sentence_spans
 from lsgtool.progress import Progress
 from lsgtool.summarize.lexical import STOP, WORD
@@ -58,6 +58,8 @@ SHOUTED = 0.8
 CITATION = re.compile(r"(?:(?:See(?: also|, e\.g\.,)?|Cf\.|Accord|But see)\s+)?[^,()]{1,80}? v\. [^()]{1,120}?,\s+"
                       r"(?:\d+ [A-Z][\w. ]{0,20}? \d+|No\. \S+)[^()]*\([^()]*\d{4}\)(?:\s*\([^()]*\))?[.;]?|"
                       r"Id\.(?:\s+at\s+[\d,\s-]+)?(?:\s*\(.*\))?\.?")
+REPEATED_WORDS = 6  # a sentence this long inside one picked already repeats it ("Thank you." may be said twice)
+STATUTE = re.compile(r"(?:\d+\s+)?[A-Z][\w.]*(?:\s+[A-Z][\w.]*)*\s*§§?\s*[\w().,–-]+?\.?")  # "29 U.S.C. § 2615"
 IMAGE = re.compile(r"!\[[^\]]*(?:\]\(|$)")  # a Markdown image's caption: "![The architecture ...](arch.pdf)"
 ENDED = re.compile(r"[.!?…:;][\"'”’)\]]*$")  # a text that ends a sentence (or leads into what follows)
 # a conference call's operator only runs the call ("Our next question comes from ..."): never picked
@@ -79,8 +81,8 @@ SHOWN_IN = re.compile(r"\b(?:is|are|was|were|can be|could be|may be|will be)\s+(
                       r"appendix|tab\.|chapter)s?\b[^.;:]{0,30}\.?$", re.IGNORECASE)  # and little after it
 POINTER_WORDS = 25
 # a figure's or table's caption ("Figure 6: Complete visualization of ..."), read out of its figure
-CAPTION = re.compile(r"(?:figure|fig\.|table|tab\.|listing|algorithm|chart|exhibit)\s*(?:\d+|(?-i:[IVX]+)\b)[a-z]?"
-                     r"\s*[:.|—–-]",
+CAPTION = re.compile(r"(?::\s*)?(?:(?:figure|fig\.|table|tab\.|listing|algorithm|chart|exhibit)\s*"
+                     r"(?:\d+|(?-i:[IVX]+)\b)[a-z]?\s*[:.|—–-]|table:\s)",  # pandoc's ": Table 1: ...", "Table:"
                      re.IGNORECASE)
 # words of which a sentence of prose has at least one ("the", "of", "is"): a line of six words or more without any,
 # and not ended as a sentence is, is a list of names or a flattened table ("lsg-pubmed LSG-PubMed (4,096) ...")
@@ -104,7 +106,9 @@ ANAPHOR = re.compile(r"(?:this|these|that|those|such)\b(?!\s+(?:rfc|paper|docume
                      r"chapter|section|book|thesis|study|memo|meeting|post|note|guide|change|pr|pull request|"
                      r"issue|release|page|talk|episode|letter|year|month|week|day|night|morning|evening|afternoon|"
                      r"time|summer|winter|spring|autumn|season|moment)s?\b|(?<=those) who\b|(?<=that) (?:i|we|you|"
-                     r"he|she|it|they|the|a|an|this|his|her|our|their)\b)", re.IGNORECASE)
+                     r"he|she|it|they|the|a|an|this|his|her|our|their)\b)"
+                     r"|(?-i:where|which|whereas|wherein)\b",  # a clause after a displayed formula: "where k is ..."
+                     re.IGNORECASE)
 
 
 # a list item that goes on a sentence begun above it ("(a) copy, modify or create derivative works of the Software;
@@ -127,9 +131,8 @@ def worth_showing(shown: str, span: str) -> bool:
     """Whether a sentence (``shown``, as the summary would show it; ``span``, as written) reads as something said,
     on its own: not one that ends on a colon (what it introduces is not shown) or goes on into the next list item
     (``GOES_ON``), only points elsewhere (``POINTER``, ``SHOWN_IN``), is a caption (``CAPTION``, an image's), credits, a
-    quoted e-mail's header or a signature (``CREDITS``, ``REPLY``, ``BARS``), a court's citation (``CITATION``), a
-    list of names (``LISTED_WORDS``),
-    a table's row (``NUMBERS``) or mostly symbols (``SYMBOLS``)."""
+    quoted e-mail's header or a signature (``CREDITS``, ``REPLY``, ``BARS``), a court's citations (``CITATION``,
+    ``STATUTE``), a list of names (``LISTED_WORDS``), a table's row (``NUMBERS``) or mostly symbols (``SYMBOLS``)."""
     words = shown.split()
     pointing = (POINTER.match(shown) is not None and PLACE.search(span) is not None) or SHOWN_IN.search(shown)
     listed = len(words) >= LISTED_WORDS and not any(w in STOP for w in map(str.lower, WORD.findall(shown))) \
@@ -141,7 +144,14 @@ def worth_showing(shown: str, span: str) -> bool:
     going = item and (GOES_ON.search(shown) or span[item.end():item.end() + 1].islower())
     image = IMAGE.search(span) or ("](" in span and span.count("]") > span.count("["))  # (a piece of) a caption
     return not (shown.rstrip().endswith(":") or going or (pointing and len(words) <= POINTER_WORDS)
-                or CAPTION.match(shown) or listed or symbols or furniture or row or image or CITATION.fullmatch(shown))
+                or CAPTION.match(shown) or listed or symbols or furniture or row or image or _cited(shown))
+
+
+def _cited(shown: str) -> bool:
+    """Whether ``shown`` is only citations, one or several after ";" (a case: ``CITATION``, a statute:
+    ``STATUTE``)."""
+    parts = [part.strip() for part in shown.split(";")]
+    return all(CITATION.fullmatch(part) or STATUTE.fullmatch(part) for part in parts if part) and any(parts)
 
 
 def _capitals(sentence: str) -> tuple[int, int]:
@@ -279,9 +289,9 @@ class Extractive:
         sentence that passes it by less than the picks fall short of it ends them; at least one sentence (the best
         that fits; where no eligible one fits, with ``nearest`` the best eligible one nearer the budget than
         nothing, else the best that fits, else the shortest); indices in document order. A sentence whose words
-        are those of one picked already (``sentences``: repeated boilerplate, a quote, a document pasted twice) is
-        not picked again; one that ``follows`` the sentence before it (``ANAPHOR``) only after that one, unless
-        no other can be."""
+        are those of one picked already, or inside it, or that holds it (``sentences``, ``_repeats``: repeated
+        boilerplate, a quote, a document pasted twice) is not picked; one that ``follows`` the sentence before it
+        (``ANAPHOR``) only after that one, unless no other can be."""
         budget = self.budget if budget is None and count is None else budget or 10**12
         fitting = [i for i in range(len(lengths)) if lengths[i] <= budget]
         near = [i for i in range(len(lengths)) if eligible[i] and lengths[i] < 2 * budget] if nearest else []
@@ -307,10 +317,10 @@ class Extractive:
             candidates.remove(i)
             if i + 1 in held:
                 held.discard(i + 1)
-                if keys is None or all(keys[i + 1] != keys[p] for p in picked):
+                if keys is None or not any(_repeats(keys[i + 1], keys[p]) for p in picked):
                     candidates.append(i + 1)
             if keys is not None:
-                candidates = [c for c in candidates if keys[c] != keys[i]]
+                candidates = [c for c in candidates if not _repeats(keys[c], keys[i])]
             best_similarity = torch.maximum(best_similarity, embeddings @ embeddings[i])
             if used >= budget or crossing:
                 break
@@ -381,7 +391,9 @@ class Extractive:
         sentences = [readable(text[a:b], spoken, not cuts.get(i, (False,))[0], verses, words)
                      for i, (a, b) in enumerate(spans)]
         operator = [(t.start, t.end) for t in turns(text, transcript) if OPERATOR.fullmatch(t.speaker or "")]
-        back = back_matter(text, transcript) + operator  # a paper's references: "Longt5: Efficient text-to-text ..."
+        # a paper's references ("Longt5: Efficient text-to-text ..."), a title page's lines ("Harlow Station, Harlow
+        # April 18, 2024")
+        back = back_matter(text, transcript) + operator + title_page(text, transcript)
         capitals = [_capitals(s) for s in sentences]
         shouting = sum(c for c, _ in capitals) > SHOUTED * max(1, sum(n for _, n in capitals))  # a text in capitals
         return sentences, [MIN_WORDS <= len(s.split()) <= MAX_WORDS and substance(s) >= SUBSTANCE
@@ -528,6 +540,14 @@ def paragraph_firsts(text: str, spans: list[tuple[int, int]]) -> frozenset[int]:
 def _words(sentence: str) -> str:
     """A sentence's words, lower-cased, without punctuation or spacing: what two copies of it share."""
     return " ".join(re.findall(r"\w+", sentence.lower()))
+
+
+def _repeats(words: str, other: str) -> bool:
+    """Whether a sentence's ``words`` (``_words``) are another's, or all of them are inside the other's and are
+    ``REPEATED_WORDS`` or more: a quoted post in a forum ("kestrel_fan wrote: I'm using ..."), a warning a leaflet
+    prints in two places, one a bullet of the other."""
+    shorter, longer = sorted((words, other), key=len)
+    return shorter == longer or shorter.count(" ") + 1 >= REPEATED_WORDS and f" {shorter} " in f" {longer} "
 
 
 def load_extractive(source="minilm", window: int = 4096, budget: int = 256, device: str = "cpu",

@@ -17,6 +17,7 @@ import torch
 from lsgtool.core.errors import LsgtoolError, UsageError
 from lsgtool.core.ssm.decoding import faster_without_cache
 from lsgtool.documents import Document
+from lsgtool.documents.prose import back_chapter
 from lsgtool.summarize.memory import can_skip_cache, estimate, largest_fitting
 from lsgtool.progress import Progress
 from lsgtool.summarize.sources import Segments, Sentence, described, generated_sentences, picked_sentences
@@ -403,7 +404,8 @@ def summarize_document(doc: Document, summarizer, overflow: str = "auto", per_ch
                        progress: Progress | None = None, stream: bool = False,
                        memory_limit_mb: float | None = None, ids: list[int] | None = None,
                        chapters=None, ask: Ask | None = None) -> DocumentSummary:
-    """Summarise a document; with ``per_chapter`` each chapter, then the book from the chapters' summaries.
+    """Summarise a document; with ``per_chapter`` each chapter (not those of back matter: references, exercises,
+    further reading), then the book from the chapters' summaries.
     ``ids``: the document's tokens when the caller has them already (read once, tokenised once).
     ``chapters``: where finished chapter summaries are kept (``get(i)`` / ``put(i, summary)``), so an
     interrupted run goes on from the first unfinished chapter. ``ask``: sources (and more) asked for."""
@@ -422,7 +424,11 @@ def summarize_document(doc: Document, summarizer, overflow: str = "auto", per_ch
         if ask.focus is not None:  # first: the chapters' windows are then scored from the document's sentences
             result.ranking, result.chapter_scores, best = _rank(doc, ask.focus, progress)
             result.focus["relevance"] = round(best, 4)
+        back = {i for i, chapter in enumerate(doc.chapters) if back_chapter(chapter.title)}
+        back = back if len(back) < len(doc.chapters) else set()  # all of them: summarised as they are
         for i, chapter in enumerate(doc.chapters):
+            if i in back:
+                continue
             kept = chapters.get(i) if chapters is not None else None
             if kept is not None:
                 result.chapters.append((chapter.title, Summary.from_store(kept)))
@@ -437,9 +443,15 @@ def summarize_document(doc: Document, summarizer, overflow: str = "auto", per_ch
         if chapters is not None and chapters.kept:
             doc.notes.append(f"{chapters.kept} of {len(doc.chapters)} chapter summaries were kept from an "
                              "interrupted run")
+        if back:
+            doc.notes.append(f"--per-chapter: {len(back)} chapter(s) of back matter not summarised: "
+                             + ", ".join(repr(doc.chapters[i].title) for i in sorted(back)))
+            progress.note(doc.notes[-1])
         progress.note("the book, from its chapters' summaries")
         if result.ranking is not None:
-            result.chapters = [result.chapters[i] for i in result.ranking]
+            position = {i: k for k, i in enumerate(i for i in range(len(doc.chapters)) if i not in back)}
+            result.ranking = [i for i in result.ranking if i not in back]
+            result.chapters = [result.chapters[position[i]] for i in result.ranking]
         parts = [(s.text, s.sentences or []) for _, s in result.chapters]
         joined = "\n\n".join(text for text, _ in parts if text)
         passage = Passage(joined, segments=Segments.joined(parts, "\n\n") if ask.sources else None,

@@ -96,6 +96,10 @@ def test_a_transcript_reads_each_turn_on_its_own():
     ("The gate scores passages [@vaswani2017; @lsg] as in [see @lsg, p. 3].", "The gate scores passages as in."),
     ("A [link](https://example.org){.external} and a set {a, b}.", "A link and a set {a, b}."),
     ("Mail a@b.org [or @joe on chat].", "Mail a@b.org [or @joe on chat]."),
+    ("[0007] In some embodiments, the emitter flushes itself.", "In some embodiments, the emitter flushes itself."),
+    (r"The half-life is $T_{1/2} = \frac{\ln 2}{|k|}$, since $\ln 2 \approx 0.693$.",  # TeX math as text
+     "The half-life is T_1/2 = ln 2/|k|, since ln 2 ≈ 0.693."),
+    ("It costs $5 and $6 at `$x$` here.", "It costs $5 and $6 at $x$ here."),  # money, and code, as written
 ])
 def test_readable_removes_markup_and_keeps_words(raw, shown):
     assert readable(raw) == shown
@@ -111,6 +115,10 @@ def test_readable_removes_markup_and_keeps_words(raw, shown):
     ("And I went.", "And I went."),  # too little left: shown whole
     ("Now, iPhone sales grew.", "iPhone sales grew."),  # a word's own capitals are its own
     ("Then the king went home.", "Then the king went home."),  # "then" without a comma tells when
+    ("Third, the checker runs over its items.", "The checker runs over its items."),  # a count that starts at 3
+    ("On the other hand, every crate is read.", "Every crate is read."),
+    ("Finally, in fact, the order holds.", "The order holds."),
+    ("Second-hand books are read twice.", "Second-hand books are read twice."),
 ])
 def test_the_words_that_only_link_a_sentence_to_the_one_before_are_left_out(raw, shown):
     assert readable(raw) == shown
@@ -540,3 +548,29 @@ def test_a_word_hyphenated_across_a_line_break_is_shown_whole():
                                            "forty-five miles in the direct-to-consumer trial.")
     assert hyphenated_words("No word is broken here,\nacross a line.") is None
     assert readable("The replace-\nment.") == "The replacement."  # without the text's words: joined
+
+
+@pytest.mark.parametrize("text, page", [
+    ("Remarks by the Governor at the Opening of the Rail Line\nHarlow Station, Harlow\nApril 18, 2024\n\n"
+     "THE GOVERNOR: Thank you. Please, sit down.\n", "Remarks by the Governor at the Opening of the Rail Line\n"
+     "Harlow Station, Harlow\nApril 18, 2024\n\n"),
+    ("ASHFORD PARISH COUNCIL\n\nMINUTES OF THE MEETING\nheld on 9 January 2024\n\nPRESENT: Cllr Fenwick, Cllr Desai"
+     "\n\nApologies were received from Cllr Quinn.\n", "ASHFORD PARISH COUNCIL\n\nMINUTES OF THE MEETING\nheld on 9 "
+     "January 2024\n\nPRESENT: Cllr Fenwick, Cllr Desai\n\n"),
+    ("The river rose in the night and the mill was lost.\n\nNo one was hurt.\n", ""),  # opens with prose
+    ("Ann: Shall we start?\nBen: Yes.\nAnn: Fine.\nBen: The budget first.\n", ""),  # a transcript
+    ("Line one\nLine two\n\nLine three\n", ""),  # no prose at all: nothing is a title page
+])
+def test_the_lines_before_the_first_paragraph_of_prose_are_a_title_page(text, page):
+    from lsgtool.documents.prose import title_page
+
+    assert "".join(text[a:b] for a, b in title_page(text)) == page
+
+
+def test_a_title_pages_lines_are_never_picked():
+    from lsgtool.summarize.extractive import Extractive
+
+    text = ("Remarks by the Governor at the Opening of the Clearwater Valley Rail Line\nHarlow Station, Harlow\n"
+            "April 18, 2024\n\nThe line opens on Monday and the trip to the city takes fifty-one minutes by train.\n")
+    spans = prose_sentences(text)
+    assert Extractive.sentences(text, spans)[1] == [False, True]

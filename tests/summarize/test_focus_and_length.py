@@ -43,6 +43,20 @@ def test_per_chapter_focus_ranks_the_chapters(runner, app):
     assert "Cain" in record["summary"]
 
 
+def test_per_chapter_leaves_back_matter_chapters_out_and_says_so(runner, app, tmp_path):
+    book = tmp_path / "book.md"
+    book.write_text("# The Storm\n\nThe storm came over the hills at night. The river rose and flooded the mill.\n\n"
+                    "# Exercises\n\n1. Explain why the river rose over the mill that night.\n\n"
+                    "# The Morning\n\nMorning came to the valley. The sun rose over the flooded mill.\n\n"
+                    "# References\n\n- Smith, J. Rivers and Mills. Oxford, 2019.\n")
+    record = _json(runner, app, [str(book), "--per-chapter", "--sentences", "1"])
+    assert [c["title"] for c in record["chapters"]] == ["The Storm", "The Morning"]
+    assert any("back matter" in note and "'Exercises', 'References'" in note for note in record["notes"])
+    ranked = _json(runner, app, [str(book), "--per-chapter", "--sentences", "1", "--focus", "the morning sun"])
+    assert sorted(c["index"] for c in ranked["chapters"]) == [0, 2]  # the book's own chapter numbers
+    assert ranked["chapters"][0]["title"] == "The Morning" and ranked["chapters"][0]["index"] == 2
+
+
 def test_abstractive_focus_reads_the_most_relevant_windows_first(runner, app, models):
     from lsgtool.summarize.abstractive import load_abstractive
 
@@ -162,6 +176,22 @@ def test_a_word_length_no_sentence_fits_picks_the_best_sentence_nearest_not_a_fr
     picker.budget, picker.diversity = 10, 0.3
     args = torch.eye(4), [2, 13, 14, 15], [False, True, True, True], torch.tensor([0.0, 1.0, 2.0, 0.5]), 10
     assert picker.pick(*args, nearest=True) == [2] and picker.pick(*args) == [0]
+
+
+def test_a_sentence_inside_one_picked_is_not_picked_nor_one_that_quotes_it():
+    """A forum's quoted post, a warning printed again in a bullet: the words of one inside the other's."""
+    import torch
+
+    from lsgtool.summarize.extractive import Extractive
+
+    picker = Extractive.__new__(Extractive)
+    picker.budget, picker.diversity = 100, 0.3
+    sentences = ["I'm using a 5V 3A phone charger with the board.", "The board reboots at random.",
+                 "kestrel_fan wrote: I'm using a 5V 3A phone charger with the board.", "Thank you.",
+                 "Thank you, and thank you all."]
+    args = torch.eye(5), [10, 5, 12, 2, 6], [True] * 5, torch.tensor([2.0, 0.0, 1.9, 1.0, 0.9]), 100
+    assert picker.pick(*args, count=3, sentences=sentences) == [0, 3, 4]  # "Thank you." is too short to repeat
+    assert picker.pick(*args, count=3) == [0, 2, 3]  # without the sentences' words, the quote was picked
 
 
 def test_a_sentence_is_never_picked_twice_nor_one_that_ends_on_a_colon(runner, app, tmp_path):
@@ -411,6 +441,9 @@ def test_a_verse_numbered_bible_is_summarised_without_its_verse_labels(runner, a
     ("See Manatt v. Bank of Am., NA, 339 F.3d 792, 802 (9th Cir. 2003).", True),  # a court's citation
     ("Id. (quoting Smith v. Jones, 123 F.3d 456, 460 (9th Cir. 1999)).", True),
     ("In Smith v. Jones, the court held that the statute reaches every parser (Smith, 1999).", False),
+    ("29 U.S.C. § 2615(a)(2); Pagel v. TIN Inc., 695 F.3d 622, 631 (7th Cir. 2012).", True),  # a string of them
+    ("Under 29 U.S.C. § 2615(a)(2) an employer may not retaliate against a worker who asks for leave.", False),
+    (": Table 1: Average WER (%) on the FLEURS test sets for three model sizes.", True),  # pandoc's caption
     ("Revenue rose 5% to $3.2bn in 2024 as the firm sold more parsers abroad.", False),
     ("Indeed, if we replace the kernel 𝜿 𝜿\\bm{\\kappa}bold_italic_κ and the input with their padded versions (hence "
      "vectors of ℝ 2L superscript ℝ 2 𝐿\\mathbb{R}^{2L}blackboard_R) we see that it is the causal convolution.", True),
@@ -445,8 +478,9 @@ def test_a_sentence_pointing_back_is_picked_only_after_the_sentence_it_points_to
     assert picker.pick(*unpickable, 10, follows=follows) == [2, 3]  # the one before can never be: 2 does not wait
     assert [ANAPHOR.match(s) is not None for s in ("This idea is also used.", "These are the rules.",
             "This paper proposes a parser.", "Thistle grows here.", "The idea is old.", "This year we ship it.",
-            "Those who came stayed.", "That the parser is slow is known.")] == [
-        True, True, False, False, False, False, False, False]
+            "Those who came stayed.", "That the parser is slow is known.", "where k is the growth constant.",
+            "Where the river bends, the town begins.")] == [
+        True, True, False, False, False, False, False, False, True, False]  # a formula's clause goes on from it
     asked = []  # what summarize hands pick: the text's own sentences, in prose, and none in talk
     real = Extractive.pick
     monkeypatch.setattr(Extractive, "pick", lambda self, *a, **k: asked.append(k["follows"]) or real(self, *a, **k))
