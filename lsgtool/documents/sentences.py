@@ -18,6 +18,9 @@ ET_AL = re.compile(r"(?<=\bet al)\.(?=\s*[(\[])|(?:(?<=\bNo)|(?<=\bNos)|(?<=\bVo
 # reads on through them; hidden from it (blanks for characters), they fall between the sentences
 CITED = re.compile(r"(?<=[.!?\"”])(?:\[(?:\d{1,3}|[a-z]|citation needed|clarification needed|when\?|who\?|"
                    r"according to whom\?|note \d{1,3})\])+")
+# inline code on one line ("`T: ?Sized`", "`a.b()`"), not a pair of quotation marks written as backticks
+# ("``Hello,'' he said."): its punctuation ends no sentence
+CODE = re.compile(r"(?<!`)`(?=\S)[^`\n]{1,80}?(?<=\S)`(?!`)")
 # a full stop, question or exclamation mark of Chinese and Japanese (syntok splits at spaces, which they lack),
 # with the closing quotes and brackets that belong to the sentence
 CJK_END = re.compile(r"[。！？](?:[」』）】〕》”’]*)")
@@ -39,6 +42,7 @@ def sentence_spans(text: str, start: int = 0, end: int | None = None) -> Iterato
 
     end = len(text) if end is None else end
     part = CITED.sub(lambda m: " " * len(m.group()), ET_AL.sub("_", text[start:end]))
+    part = CODE.sub(lambda m: re.sub(r"[.!?]", "x", m.group()), part)  # no sentence ends inside `T: ?Sized`
     for paragraph in segmenter.analyze(part):
         for sentence in paragraph:
             tokens = list(sentence)

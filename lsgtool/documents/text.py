@@ -57,7 +57,8 @@ def decode(data: bytes, name: str) -> str:
                             "save it as .docx, PDF or text first.")
     if name.lower().endswith((".csv", ".tsv")):
         raise DocumentError(f"'{name}' is a table of values (CSV), not prose: it has no sentences to summarise.",
-                            f"pass a {kinds_said()} file (or text on standard input).")
+                            f"a CSV of documents is read with --dataset {name} --text-column COLUMN; else pass a "
+                            f"{kinds_said()} file.")
     return " " + text[1:] if text.startswith("\ufeff") else text
 
 

@@ -58,6 +58,9 @@ SHOUTED = 0.8
 CITATION = re.compile(r"(?:(?:See(?: also|, e\.g\.,)?|Cf\.|Accord|But see)\s+)?[^,()]{1,80}? v\. [^()]{1,120}?,\s+"
                       r"(?:\d+ [A-Z][\w. ]{0,20}? \d+|No\. \S+)[^()]*\([^()]*\d{4}\)(?:\s*\([^()]*\))?[.;]?|"
                       r"Id\.(?:\s+at\s+[\d,\s-]+)?(?:\s*\(.*\))?\.?")
+# a question asked in talk: what a summary reports is the answer (the meetings of ../shared/quality: R-1/R-2 29.70 /
+# 5.19 -> 29.82 / 5.33 without them); shown alone it pairs with whatever answer comes next in the summary
+QUESTION = re.compile(r"\?[\"'”’)\]]*$")
 REPEATED_WORDS = 6  # a sentence this long inside one picked already repeats it ("Thank you." may be said twice)
 STATUTE = re.compile(r"(?:\d+\s+)?[A-Z][\w.]*(?:\s+[A-Z][\w.]*)*\s*§§?\s*[\w().,–-]+?\.?")  # "29 U.S.C. § 2615"
 IMAGE = re.compile(r"!\[[^\]]*(?:\]\(|$)")  # a Markdown image's caption: "![The architecture ...](arch.pdf)"
@@ -397,6 +400,7 @@ class Extractive:
         capitals = [_capitals(s) for s in sentences]
         shouting = sum(c for c, _ in capitals) > SHOUTED * max(1, sum(n for _, n in capitals))  # a text in capitals
         return sentences, [MIN_WORDS <= len(s.split()) <= MAX_WORDS and substance(s) >= SUBSTANCE
+                           and not (spoken and QUESTION.search(s))
                            and (shouting or c <= SHOUTED * n) and worth_showing(s, text[a:b])
                            and not any(x <= a < y for x, y in back)
                            for s, (c, n), (a, b) in zip(sentences, capitals, spans)]

@@ -574,3 +574,11 @@ def test_a_title_pages_lines_are_never_picked():
             "April 18, 2024\n\nThe line opens on Monday and the trip to the city takes fifty-one minutes by train.\n")
     spans = prose_sentences(text)
     assert Extractive.sentences(text, spans)[1] == [False, True]
+
+
+def test_no_sentence_ends_inside_inline_code():
+    text = ("Change the syntax for dynamically sized type parameters to\n`T: ?Sized` to resolve these issues. Call "
+            "`a.b()` once.\n\n``Hello,'' he said. ``Goodbye.''\n")
+    assert [text[a:b] for a, b in prose_sentences(text)] == [
+        "Change the syntax for dynamically sized type parameters to\n`T: ?Sized` to resolve these issues.",
+        "Call `a.b()` once.", "``Hello,'' he said.", "``Goodbye.''"]  # quotation marks as backticks are no code

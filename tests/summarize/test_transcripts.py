@@ -200,3 +200,18 @@ def test_a_question_about_what_one_speaker_said_is_answered_by_that_speakers_tur
         record = _json(runner, app, [str(path), "--model", "minilm", "--sentences", "1", "--focus",
                                      f"What did {speaker} think about the budget?"])
         assert record["summary"] == f"{speaker}: {views[speaker]}"
+
+
+def test_a_question_asked_in_talk_is_not_picked_one_in_prose_may_be():
+    """A summary of talk reports answers: a question shown alone pairs with whatever answer comes next in it."""
+    from lsgtool.documents.prose import prose_sentences
+    from lsgtool.summarize.extractive import Extractive
+
+    talk = ("Q: Does the new levee design still work when the river floods twice in one winter?\n"
+            "A: It does, because the floodplain takes the water that the old levee pushed downstream.\n"
+            "Q: What did the town council decide about the second pumping station?\n"
+            "A: The council voted to build the station before the next flood season.\n")
+    spans = prose_sentences(talk)
+    assert Extractive.sentences(talk, spans)[1] == [False, True, False, True]
+    prose = talk.replace("Q: ", "").replace("A: ", "")
+    assert Extractive.sentences(prose, prose_sentences(prose), transcript=False)[1] == [True] * 4
