@@ -262,7 +262,7 @@ def headings(text: str, transcript: bool | None = None) -> list[int]:
     return [] if turns(text, transcript) else list(_structure(text)[1])
 
 
-NUMBERED = r"(?:[\dIVX]+(?:\.\d+)*[.)]?\s+)?"  # a heading's section number: "2 ", "7.1 ", "IV. "
+NUMBERED = r"(?:\(?[\dIVX]+(?:\.\d+)*[.)]?\s+)?"  # a heading's section number: "2 ", "7.1 ", "IV. ", "(57) "
 # a heading over the author's own summary of the document: a paper's abstract, a report's executive summary
 OWN_SUMMARY = re.compile(NUMBERED + r"(?:abstract|summary|executive summary|"
                          r"management summary|tl;? ?dr|synopsis|overview|in (?:brief|short)|at a glance|"
@@ -278,6 +278,9 @@ OWN_SHARE, OWN_CHARS = 0.2, 3000
 OWN_LINE = 40  # characters: a longer line is no such heading
 
 
+INID = re.compile(r"\(\d{2}\)\s")  # a patent's field code before its name: "(57) Abstract", "(54) Title"
+
+
 def own_summary(text: str, transcript: bool | None = None) -> tuple[int, int] | None:
     """Where ``text``'s author summed it up (``OWN_SUMMARY``: Abstract, Summary, TL;DR, Executive summary,
     Overview): a line of its first ``OWN_SHARE`` (``OWN_CHARS``) holding only that (a ``#`` or ``##`` heading, or
@@ -285,8 +288,8 @@ def own_summary(text: str, transcript: bool | None = None) -> tuple[int, int] | 
     if turns(text, transcript):
         return None
     for start, end, line in _lines(text[:max(int(OWN_SHARE * len(text)), OWN_CHARS)]):
-        if len(line) > OWN_LINE or ITEM.match(line) or QUOTE.match(line):  # a contents list's "* [Summary][summary]"
-            continue
+        if len(line) > OWN_LINE or ITEM.match(line) and not INID.match(line) or QUOTE.match(line):
+            continue  # a contents list's "* [Summary][summary]"; not a patent's "(57) Abstract"
         if (_level(text, start) or 0) <= 2 and OWN_SUMMARY.fullmatch(heading_words(line)):
             after = [a for a in headings(text, transcript) if a > end]
             return start, after[0] if after else len(text)

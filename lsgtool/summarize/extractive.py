@@ -61,6 +61,15 @@ CITATION = re.compile(r"(?:(?:See(?: also|, e\.g\.,)?|Cf\.|Accord|But see)\s+)?[
 # a question asked in talk: what a summary reports is the answer (the meetings of ../shared/quality: R-1/R-2 29.70 /
 # 5.19 -> 29.82 / 5.33 without them); shown alone it pairs with whatever answer comes next in the summary
 QUESTION = re.compile(r"\?[\"'”’)\]]*$")
+# a vote's record in minutes ("Proposed Cllr Desai, seconded Cllr Trent, all in favour.", "Motion by Smith, seconded
+# by Jones; carried 5-0."): who moved what is shown by the resolution itself; one that holds the resolution ("moved
+# ... that the Council ...") or is longer is kept
+MOTION = re.compile(r"(?:it was )?(?:proposed|moved|motion(?: made)?)(?: by)?\s[^.;]{0,60}?\bseconded\b(?!.*\bthat\b)",
+                    re.IGNORECASE)
+MOTION_WORDS = 16
+# a displayed formula after a sentence that has not ended: the sentence goes on in it ("The rate of change of y is
+# written" before "$$ dy/dt = ky $$"), and reads cut off without it
+DISPLAYED = re.compile(r"\s*(?:\$\$|\\\[|\\begin\{(?:equation|align|gather|multline|displaymath))")
 REPEATED_WORDS = 6  # a sentence this long inside one picked already repeats it ("Thank you." may be said twice)
 STATUTE = re.compile(r"(?:\d+\s+)?[A-Z][\w.]*(?:\s+[A-Z][\w.]*)*\s*§§?\s*[\w().,–-]+?\.?")  # "29 U.S.C. § 2615"
 IMAGE = re.compile(r"!\[[^\]]*(?:\]\(|$)")  # a Markdown image's caption: "![The architecture ...](arch.pdf)"
@@ -135,7 +144,8 @@ def worth_showing(shown: str, span: str) -> bool:
     on its own: not one that ends on a colon (what it introduces is not shown) or goes on into the next list item
     (``GOES_ON``), only points elsewhere (``POINTER``, ``SHOWN_IN``), is a caption (``CAPTION``, an image's), credits, a
     quoted e-mail's header or a signature (``CREDITS``, ``REPLY``, ``BARS``), a court's citations (``CITATION``,
-    ``STATUTE``), a list of names (``LISTED_WORDS``), a table's row (``NUMBERS``) or mostly symbols (``SYMBOLS``)."""
+    ``STATUTE``), a vote's record (``MOTION``), a list of names (``LISTED_WORDS``), a table's row (``NUMBERS``)
+    or mostly symbols (``SYMBOLS``)."""
     words = shown.split()
     pointing = (POINTER.match(shown) is not None and PLACE.search(span) is not None) or SHOWN_IN.search(shown)
     listed = len(words) >= LISTED_WORDS and not any(w in STOP for w in map(str.lower, WORD.findall(shown))) \
@@ -147,7 +157,8 @@ def worth_showing(shown: str, span: str) -> bool:
     going = item and (GOES_ON.search(shown) or span[item.end():item.end() + 1].islower())
     image = IMAGE.search(span) or ("](" in span and span.count("]") > span.count("["))  # (a piece of) a caption
     return not (shown.rstrip().endswith(":") or going or (pointing and len(words) <= POINTER_WORDS)
-                or CAPTION.match(shown) or listed or symbols or furniture or row or image or _cited(shown))
+                or CAPTION.match(shown) or listed or symbols or furniture or row or image or _cited(shown)
+                or (MOTION.match(shown) is not None and len(words) <= MOTION_WORDS))
 
 
 def _cited(shown: str) -> bool:
@@ -401,6 +412,7 @@ class Extractive:
         shouting = sum(c for c, _ in capitals) > SHOUTED * max(1, sum(n for _, n in capitals))  # a text in capitals
         return sentences, [MIN_WORDS <= len(s.split()) <= MAX_WORDS and substance(s) >= SUBSTANCE
                            and not (spoken and QUESTION.search(s))
+                           and not (DISPLAYED.match(text, b) and not ENDED.search(s))  # "... is written" $$ ... $$
                            and (shouting or c <= SHOUTED * n) and worth_showing(s, text[a:b])
                            and not any(x <= a < y for x, y in back)
                            for s, (c, n), (a, b) in zip(sentences, capitals, spans)]

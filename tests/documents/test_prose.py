@@ -504,7 +504,9 @@ def test_a_records_fields_are_not_sentences_even_in_bold():
 
 
 @pytest.mark.parametrize("heading, own", [("## Abstract", True), ("Executive Summary", True), ("## TL;DR", True),
-                                          ("### Overview", False), ("## Motivation", False)])
+                                          ("### Overview", False), ("## Motivation", False),
+                                          ("(57) ABSTRACT", True),  # a patent's field code
+                                          ("* Summary", False)])  # a contents list's item
 def test_the_authors_own_summary_is_a_summary_heading_near_the_start_and_references_are_back_matter(heading, own):
     from lsgtool.documents.prose import back_matter, own_summary
 

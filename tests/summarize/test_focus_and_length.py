@@ -444,6 +444,9 @@ def test_a_verse_numbered_bible_is_summarised_without_its_verse_labels(runner, a
     ("29 U.S.C. § 2615(a)(2); Pagel v. TIN Inc., 695 F.3d 622, 631 (7th Cir. 2012).", True),  # a string of them
     ("Under 29 U.S.C. § 2615(a)(2) an employer may not retaliate against a worker who asks for leave.", False),
     (": Table 1: Average WER (%) on the FLEURS test sets for three model sizes.", True),  # pandoc's caption
+    ("Proposed Cllr Desai, seconded Cllr Trent, all in favour.", True),  # a vote's record in minutes
+    ("Motion by Smith, seconded by Jones; carried 5-0 with one abstention.", True),
+    ("It was moved by Cllr Desai, seconded by Cllr Trent, that the Council buy a speed sign.", False),  # the resolution
     ("Revenue rose 5% to $3.2bn in 2024 as the firm sold more parsers abroad.", False),
     ("Indeed, if we replace the kernel 𝜿 𝜿\\bm{\\kappa}bold_italic_κ and the input with their padded versions (hence "
      "vectors of ℝ 2L superscript ℝ 2 𝐿\\mathbb{R}^{2L}blackboard_R) we see that it is the causal convolution.", True),
@@ -515,3 +518,18 @@ def test_a_papers_abstract_comes_first_and_its_references_never(runner, app, tmp
     shown, eligible = Extractive.__new__(Extractive).sentences(text, spans)
     assert [s for s, e in zip(shown, eligible) if s.startswith("Longt5")] and \
         not any(e for s, e in zip(shown, eligible) if s.startswith("Longt5"))  # read, never picked
+
+
+def test_a_sentence_that_goes_on_in_a_displayed_formula_is_not_picked():
+    """"... is written" before "$$ dy/dt = ky $$" reads cut off: the formula is not shown."""
+    from lsgtool.documents.prose import prose_sentences
+    from lsgtool.summarize.extractive import Extractive
+
+    text = ("Many quantities in nature change at a rate that depends on how much of them there is.\n\n"
+            "The statement that the rate of change of a quantity is proportional to its size is written\n\n"
+            "$$\n\\frac{dy}{dt} = k y\n$$\n\nwhere the constant k is called the growth constant of the quantity.\n\n"
+            "The solutions of this equation are the exponential functions of time, as shown below.\n\n"
+            "$$\ny = y_0 e^{kt}\n$$\n")
+    shown, eligible = Extractive.sentences(text, prose_sentences(text))
+    said = {s: e for s, e in zip(shown, eligible) if s[0].isalpha()}  # the prose, not the formulas' lines
+    assert list(said.values()) == [True, False, True, True], said
