@@ -69,6 +69,7 @@ class DocumentSummary:
     settings: dict[str, Any] = field(default_factory=dict)
     memory: dict[str, Any] | None = None
     ranking: list[int] | None = None  # with a focus: chapter indices in the order ``chapters`` holds them
+    indices: list[int] | None = None  # without one, when chapters were left out: the index of each ``chapters`` holds
     chapter_scores: list[float] | None = None  # with a focus: each chapter's relevance, in document order
     focus: dict[str, Any] | None = None  # the question and how it was used
 
@@ -94,8 +95,8 @@ class DocumentSummary:
         return {**((self.summary.focus or {}) if not self.chapters else {}), **self.focus}
 
     def _rank(self, position: int) -> dict[str, Any]:
-        if self.ranking is None:
-            return {}
+        if self.ranking is None:  # the document's own chapter number, where one was left out before it
+            return {} if self.indices is None else {"index": self.indices[position]}
         index = self.ranking[position]
         return {"index": index, "rank": position + 1, "focus_score": round(self.chapter_scores[index], 4)}
 
@@ -448,8 +449,10 @@ def summarize_document(doc: Document, summarizer, overflow: str = "auto", per_ch
                              + ", ".join(repr(doc.chapters[i].title) for i in sorted(back)))
             progress.note(doc.notes[-1])
         progress.note("the book, from its chapters' summaries")
+        summarised = [i for i in range(len(doc.chapters)) if i not in back]
+        result.indices = summarised if back else None
         if result.ranking is not None:
-            position = {i: k for k, i in enumerate(i for i in range(len(doc.chapters)) if i not in back)}
+            position = {i: k for k, i in enumerate(summarised)}
             result.ranking = [i for i in result.ranking if i not in back]
             result.chapters = [result.chapters[position[i]] for i in result.ranking]
         parts = [(s.text, s.sentences or []) for _, s in result.chapters]

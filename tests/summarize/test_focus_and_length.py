@@ -51,6 +51,9 @@ def test_per_chapter_leaves_back_matter_chapters_out_and_says_so(runner, app, tm
                     "# References\n\n- Smith, J. Rivers and Mills. Oxford, 2019.\n")
     record = _json(runner, app, [str(book), "--per-chapter", "--sentences", "1"])
     assert [c["title"] for c in record["chapters"]] == ["The Storm", "The Morning"]
+    assert [c["index"] for c in record["chapters"]] == [0, 2]  # the book's own chapter numbers: the page links them
+    page = runner.invoke(app, ["summarize", str(book), "--per-chapter", "--sentences", "1", "--format", "html"])
+    assert page.exit_code == 0 and '<a href="#c2">The Morning</a>' in page.stdout, page.output
     assert any("back matter" in note and "'Exercises', 'References'" in note for note in record["notes"])
     ranked = _json(runner, app, [str(book), "--per-chapter", "--sentences", "1", "--focus", "the morning sun"])
     assert sorted(c["index"] for c in ranked["chapters"]) == [0, 2]  # the book's own chapter numbers
