@@ -124,17 +124,19 @@ def test_proposals_are_written_as_the_rfcs_are(tmp_path):
 
 def test_a_conference_calls_operator_is_never_picked():
     """An earnings call's operator only runs the call: its turns are not eligible, the executives' and analysts'
-    are."""
+    are (but for a question, asked in talk: the summary reports the answer)."""
     from lsgtool.summarize.extractive import Extractive, prose_units
 
     text = ("Operator: Good morning and welcome to the fourth quarter earnings conference call for Acme Robotics.\n"
             "Jane Doe -- Chief Financial Officer: Revenue grew thirty-one percent to a record four hundred million.\n"
             "Operator: Our next question comes from Sofia Lindqvist with Morgan Stanley, your line is open.\n"
-            "Sofia Lindqvist -- Morgan Stanley -- Analyst: How much of the margin gain do you expect to keep?\n")
+            "Sofia Lindqvist -- Morgan Stanley -- Analyst: How much of the margin gain do you expect to keep?\n"
+            "Sofia Lindqvist -- Morgan Stanley -- Analyst: We had modelled the margin at twenty percent for next year.\n")
     spans = prose_units(text)
     sentences, eligible = Extractive.sentences(text, spans)
     assert dict(zip(sentences, eligible)) == {
         "Good morning and welcome to the fourth quarter earnings conference call for Acme Robotics.": False,
         "Revenue grew thirty-one percent to a record four hundred million.": True,
         "Our next question comes from Sofia Lindqvist with Morgan Stanley, your line is open.": False,
-        "How much of the margin gain do you expect to keep?": True}
+        "How much of the margin gain do you expect to keep?": False,
+        "We had modelled the margin at twenty percent for next year.": True}
