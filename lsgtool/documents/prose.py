@@ -34,6 +34,8 @@ from functools import lru_cache
 from itertools import islice
 from typing import Iterator
 
+from lsgtool.documents.model import SEPARATOR
+
 # an opening fence: a backtick fence's line holds no other backtick (CommonMark), and what follows the marks is an info
 # string (a language, attributes), not more marks: "~~~ * ~~~" is a story's scene break
 FENCE = re.compile(r" {0,3}(`{3,}(?=[^`]*$)|~{3,}(?=[^~]*$))[ \t]*(?:[\w{.=\"'+#-][^\n]*)?\r?\n?$")
@@ -326,8 +328,6 @@ PARAGRAPH = re.compile(r"[^\n]*\S[^\n]*(?:\n[^\n]*\S[^\n]*)*")  # lines between 
 def back_chapter(title: str | None) -> bool:
     """Whether a chapter so titled is back matter (``BACK_MATTER``; a book's "Genesis — References" by its own
     name)."""
-    from lsgtool.documents.model import SEPARATOR
-
     return bool(title) and BACK_MATTER.fullmatch(title.rpartition(SEPARATOR)[2].strip()) is not None
 
 

@@ -554,8 +554,9 @@ def paragraph_firsts(text: str, spans: list[tuple[int, int]]) -> frozenset[int]:
 
 
 def _words(sentence: str) -> str:
-    """A sentence's words, lower-cased, without punctuation or spacing: what two copies of it share."""
-    return " ".join(re.findall(r"\w+", sentence.lower()))
+    """A sentence's words, lower-cased, without punctuation or spacing, a space either side (so one's words are
+    found inside another's as whole words): what two copies of it share."""
+    return " " + " ".join(re.findall(r"\w+", sentence.lower())) + " "
 
 
 def _repeats(words: str, other: str) -> bool:
@@ -563,7 +564,7 @@ def _repeats(words: str, other: str) -> bool:
     ``REPEATED_WORDS`` or more: a quoted post in a forum ("kestrel_fan wrote: I'm using ..."), a warning a leaflet
     prints in two places, one a bullet of the other."""
     shorter, longer = sorted((words, other), key=len)
-    return shorter == longer or shorter.count(" ") + 1 >= REPEATED_WORDS and f" {shorter} " in f" {longer} "
+    return shorter == longer or shorter.count(" ") - 1 >= REPEATED_WORDS and shorter in longer
 
 
 def load_extractive(source="minilm", window: int = 4096, budget: int = 256, device: str = "cpu",
