@@ -58,8 +58,9 @@ SHOUTED = 0.8
 CITATION = re.compile(r"(?:(?:See(?: also|, e\.g\.,)?|Cf\.|Accord|But see)\s+)?[^,()]{1,80}? v\. [^()]{1,120}?,\s+"
                       r"(?:\d+ [A-Z][\w. ]{0,20}? \d+|No\. \S+)[^()]*\([^()]*\d{4}\)(?:\s*\([^()]*\))?[.;]?|"
                       r"Id\.(?:\s+at\s+[\d,\s-]+)?(?:\s*\(.*\))?\.?")
-# a question asked in talk: what a summary reports is the answer (the meetings of ../shared/quality: R-1/R-2 29.70 /
-# 5.19 -> 29.82 / 5.33 without them); shown alone it pairs with whatever answer comes next in the summary
+# a question asked in talk: shown alone it pairs with whatever answer comes next in the summary, so it is picked only
+# after the answer that follows it, someone else's (``read_after``), never without one (the meetings of
+# ../shared/quality: R-1 / R-2 29.82 / 5.33, as without questions; 29.70 / 5.19 with them picked freely)
 QUESTION = re.compile(r"\?[\"'”’)\]]*$")
 # a vote's record in minutes ("Proposed Cllr Desai, seconded Cllr Trent, all in favour.", "Motion by Smith, seconded
 # by Jones; carried 5-0."): who moved what is shown by the resolution itself; one that holds the resolution ("moved
@@ -297,22 +298,27 @@ class Extractive:
 
     def pick(self, embeddings: torch.Tensor, lengths: list[int], eligible: list[bool], score: torch.Tensor,
              budget: int | None = None, count: int | None = None, nearest: bool = False,
-             sentences: list[str] | None = None, follows: list[bool] | None = None) -> list[int]:
+             sentences: list[str] | None = None, after: list[int | None] | None = None) -> list[int]:
         """MMR over each sentence's ``score`` up to the ``budget`` (in the unit of ``lengths``: tokens, or words) or
         ``count`` sentences, never past it, or (``nearest``) as near to it as whole sentences allow: the best
         sentence that passes it by less than the picks fall short of it ends them; at least one sentence (the best
         that fits; where no eligible one fits, with ``nearest`` the best eligible one nearer the budget than
         nothing, else the best that fits, else the shortest); indices in document order. A sentence whose words
         are those of one picked already, or inside it, or that holds it (``sentences``, ``_repeats``: repeated
-        boilerplate, a quote, a document pasted twice) is not picked; one that ``follows`` the sentence before it
-        (``ANAPHOR``) only after that one, unless no other can be."""
+        boilerplate, a quote, a document pasted twice) is not picked; one with a sentence ``after`` which it is
+        read (``ANAPHOR``: the one before it; a question in talk: its answer) only once that one is picked, unless no
+        other can be."""
         budget = self.budget if budget is None and count is None else budget or 10**12
         fitting = [i for i in range(len(lengths)) if lengths[i] <= budget]
         near = [i for i in range(len(lengths)) if eligible[i] and lengths[i] < 2 * budget] if nearest else []
         candidates = [i for i in fitting if eligible[i]] or near or fitting or \
             [min(range(len(lengths)), key=lengths.__getitem__)]
-        pool = set(candidates)  # held until the sentence before is picked, when it can be
-        held = {i for i in candidates if follows and follows[i] and i - 1 in pool}
+        pool = set(candidates)  # held until the sentence it is read after is picked, when it can be
+        waiting: dict[int, list[int]] = {}
+        for i in candidates:
+            if after and after[i] is not None and after[i] in pool:
+                waiting.setdefault(after[i], []).append(i)
+        held = {i for group in waiting.values() for i in group}
         candidates = [i for i in candidates if i not in held] or sorted(held)
         held = held.difference(candidates)
         picked: list[int] = []
@@ -329,10 +335,10 @@ class Extractive:
             picked.append(i)
             used += lengths[i]
             candidates.remove(i)
-            if i + 1 in held:
-                held.discard(i + 1)
-                if keys is None or not any(_repeats(keys[i + 1], keys[p]) for p in picked):
-                    candidates.append(i + 1)
+            for j in held.intersection(waiting.get(i, ())):
+                held.discard(j)
+                if keys is None or not any(_repeats(keys[j], keys[p]) for p in picked):
+                    candidates.append(j)
             if keys is not None:
                 candidates = [c for c in candidates if not _repeats(keys[c], keys[i])]
             best_similarity = torch.maximum(best_similarity, embeddings @ embeddings[i])
@@ -410,12 +416,17 @@ class Extractive:
         back = back_matter(text, transcript) + operator + title_page(text, transcript)
         capitals = [_capitals(s) for s in sentences]
         shouting = sum(c for c, _ in capitals) > SHOUTED * max(1, sum(n for _, n in capitals))  # a text in capitals
-        return sentences, [MIN_WORDS <= len(s.split()) <= MAX_WORDS and substance(s) >= SUBSTANCE
-                           and not (spoken and QUESTION.search(s))
-                           and not (DISPLAYED.match(text, b) and not ENDED.search(s))  # "... is written" $$ ... $$
-                           and (shouting or c <= SHOUTED * n) and worth_showing(s, text[a:b])
-                           and not any(x <= a < y for x, y in back)
-                           for s, (c, n), (a, b) in zip(sentences, capitals, spans)]
+        eligible = [MIN_WORDS <= len(s.split()) <= MAX_WORDS and substance(s) >= SUBSTANCE
+                    and not (DISPLAYED.match(text, b) and not ENDED.search(s))  # "... is written" $$ ... $$
+                    and (shouting or c <= SHOUTED * n) and worth_showing(s, text[a:b])
+                    and not any(x <= a < y for x, y in back)
+                    for s, (c, n), (a, b) in zip(sentences, capitals, spans)]
+        asked = [spoken and QUESTION.search(s) is not None for s in sentences]
+        said = [turn and turn.speaker for turn in speakers(text, [a for a, _ in spans], transcript)]
+        answered = [i + 1 < len(sentences) and eligible[i + 1] and not asked[i + 1] and said[i + 1] != said[i]
+                    for i in range(len(sentences))]
+        # a question in talk only with its answer: the sentence after it, someone else's (``read_after``)
+        return sentences, [e and (answered[i] or not asked[i]) for i, e in enumerate(eligible)]
 
     def features(self, read: Read, titled: bool = True, context: Context | None = None) -> torch.Tensor:
         """(sentences, features) of what ``read`` holds, as a learned scorer takes them (``summarize.scorer``);
@@ -502,16 +513,25 @@ class Extractive:
                             named(question, [turn and turn.speaker for turn in said]) if question and spoken else None)
         sizes = lengths if words is None else \
             [len(s.split()) + len(((turn and turn.speaker) or "").split()) for s, turn in zip(sentences, said)]
-        follows = None if spoken or units is not None else \
-            [i > 0 and ANAPHOR.match(s) is not None for i, s in enumerate(sentences)]  # the text's sentence before
         picked = self.pick(embeddings, sizes, eligible, score, budget if words is None else words, count,
-                           nearest=words is not None, sentences=sentences, follows=follows)
+                           nearest=words is not None, sentences=sentences,
+                           after=None if units is not None else read_after(sentences, spoken))
         texts = [_marked(sentences[i], pieces.get(i), i - 1 in picked, i + 1 in picked) for i in picked]
         relevance = None if similarity is None else float(similarity.max())
         summary, starts = labelled(texts, [said[i] and said[i].speaker for i in picked])
         return Picked(summary, total, len(sentences), picked, time.perf_counter() - start,
                       len(self._groups(lengths, firsts)), sum(lengths), [spans[i] for i in picked], texts, relevance,
                       starts)
+
+
+def read_after(sentences: list[str], spoken: bool) -> list[int | None]:
+    """The sentence each one is read after, where it has one (``Extractive.pick`` holds it until that one is
+    picked): in prose, one that opens by pointing back (``ANAPHOR``) after the one before it; in talk, a question
+    (``QUESTION``) after its answer, the sentence after it (``sentences`` makes it eligible only where that is
+    someone else's)."""
+    if spoken:
+        return [i + 1 if QUESTION.search(s) else None for i, s in enumerate(sentences)]
+    return [i - 1 if i > 0 and ANAPHOR.match(s) else None for i, s in enumerate(sentences)]
 
 
 def _marked(sentence: str, cut: tuple[bool, bool] | None, before: bool, after: bool) -> str:

@@ -475,21 +475,22 @@ def test_a_sentence_pointing_back_is_picked_only_after_the_sentence_it_points_to
     picker = Extractive.__new__(Extractive)
     picker.budget, picker.diversity = 100, 0.0
     args = torch.eye(4), [5, 5, 5, 5], [True] * 4, torch.tensor([0.0, 0.5, 2.0, 1.0])
-    follows = [False, False, True, False]
-    assert picker.pick(*args, 10) == [2, 3]  # without follows: the best two
-    assert picker.pick(*args, 10, follows=follows) == [1, 3]  # 2 waits for 1, which is not among the best two
-    assert picker.pick(*args, 15, follows=follows) == [1, 2, 3]  # 1 picked, then 2 may be
-    assert picker.pick(*args, 10, follows=[False, True, True, True]) == [0, 1]  # each waits for the one before
+    after = [None, None, 1, None]
+    assert picker.pick(*args, 10) == [2, 3]  # without after: the best two
+    assert picker.pick(*args, 10, after=after) == [1, 3]  # 2 waits for 1, which is not among the best two
+    assert picker.pick(*args, 15, after=after) == [1, 2, 3]  # 1 picked, then 2 may be
+    assert picker.pick(*args, 10, after=[None, 0, 1, 2]) == [0, 1]  # each waits for the one before
+    assert picker.pick(*args, 10, after=[None, None, 3, None]) == [2, 3]  # 2 (a question) waits for 3 (its answer)
     unpickable = torch.eye(4), [5, 5, 5, 5], [True, False, True, True], torch.tensor([0.0, 0.5, 2.0, 1.0])
-    assert picker.pick(*unpickable, 10, follows=follows) == [2, 3]  # the one before can never be: 2 does not wait
+    assert picker.pick(*unpickable, 10, after=after) == [2, 3]  # the one before can never be: 2 does not wait
     assert [ANAPHOR.match(s) is not None for s in ("This idea is also used.", "These are the rules.",
             "This paper proposes a parser.", "Thistle grows here.", "The idea is old.", "This year we ship it.",
             "Those who came stayed.", "That the parser is slow is known.", "where k is the growth constant.",
             "Where the river bends, the town begins.")] == [
         True, True, False, False, False, False, False, False, True, False]  # a formula's clause goes on from it
-    asked = []  # what summarize hands pick: the text's own sentences, in prose, and none in talk
+    asked = []  # what summarize hands pick: the text's own sentences
     real = Extractive.pick
-    monkeypatch.setattr(Extractive, "pick", lambda self, *a, **k: asked.append(k["follows"]) or real(self, *a, **k))
+    monkeypatch.setattr(Extractive, "pick", lambda self, *a, **k: asked.append(k["after"]) or real(self, *a, **k))
     doc = tmp_path / "parser.txt"
     doc.write_text("The parser reads every generic argument in one pass over the tokens of the file. This idea is also "
                    "used in the lexer, which reads the whole file once.\n")
@@ -498,7 +499,7 @@ def test_a_sentence_pointing_back_is_picked_only_after_the_sentence_it_points_to
                     "Bob: That is why the lexer reads the whole file once, before the parser starts.\n" * 3)
     for path in (doc, talk):
         assert runner.invoke(app, ["summarize", str(path), "--sentences", "1"]).exit_code == 0
-    assert asked == [[False, True], None]
+    assert asked == [[None, 0], [None] * 6]  # in talk only a question waits (for its answer)
 
 
 def test_a_papers_abstract_comes_first_and_its_references_never(runner, app, tmp_path):

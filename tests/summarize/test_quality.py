@@ -124,7 +124,7 @@ def test_proposals_are_written_as_the_rfcs_are(tmp_path):
 
 def test_a_conference_calls_operator_is_never_picked():
     """An earnings call's operator only runs the call: its turns are not eligible, the executives' and analysts'
-    are (but for a question, asked in talk: the summary reports the answer)."""
+    are (but for a question no one answers next: the same analyst goes on)."""
     from lsgtool.summarize.extractive import Extractive, prose_units
 
     text = ("Operator: Good morning and welcome to the fourth quarter earnings conference call for Acme Robotics.\n"

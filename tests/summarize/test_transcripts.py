@@ -202,16 +202,30 @@ def test_a_question_about_what_one_speaker_said_is_answered_by_that_speakers_tur
         assert record["summary"] == f"{speaker}: {views[speaker]}"
 
 
-def test_a_question_asked_in_talk_is_not_picked_one_in_prose_may_be():
-    """A summary of talk reports answers: a question shown alone pairs with whatever answer comes next in it."""
+def test_a_question_asked_in_talk_is_picked_only_with_its_answer_one_in_prose_freely(runner, app, tmp_path):
+    """A summary of talk reports answers: a question shown alone pairs with whatever answer comes next in it, so it is
+    picked only once the answer after it is, and never where no answer follows."""
     from lsgtool.documents.prose import prose_sentences
-    from lsgtool.summarize.extractive import Extractive
+    from lsgtool.summarize.extractive import Extractive, read_after
 
     talk = ("Q: Does the new levee design still work when the river floods twice in one winter?\n"
             "A: It does, because the floodplain takes the water that the old levee pushed downstream.\n"
             "Q: What did the town council decide about the second pumping station?\n"
-            "A: The council voted to build the station before the next flood season.\n")
+            "Q: And who pays for the second pumping station if the county refuses to?\n"
+            "A: The council voted to build the station before the next flood season.\n"
+            "Q: Will the station be finished before the spring floods arrive in the valley?\n")
     spans = prose_sentences(talk)
-    assert Extractive.sentences(talk, spans)[1] == [False, True, False, True]
+    sentences, eligible = Extractive.sentences(talk, spans)
+    assert eligible == [True, True, False, True, True, False]  # the third and the last have no answer after them
+    assert read_after(sentences, True) == [1, None, 3, 4, None, 6]
     prose = talk.replace("Q: ", "").replace("A: ", "")
-    assert Extractive.sentences(prose, prose_sentences(prose), transcript=False)[1] == [True] * 4
+    sentences, eligible = Extractive.sentences(prose, prose_sentences(prose), transcript=False)
+    assert eligible == [True] * 6 and read_after(sentences, False) == [None] * 6
+    path = tmp_path / "interview.txt"
+    path.write_text(talk)
+    lines = talk.splitlines()
+    for count in (2, 4):
+        shown = _json(runner, app, [str(path), "--sentences", str(count)])["summary"].splitlines()
+        asked = [k for k, line in enumerate(shown) if line.endswith("?")]
+        assert asked and all(shown[k + 1] == lines[lines.index(shown[k]) + 1] for k in asked)  # its answer next
+        assert lines[2] not in shown and lines[5] not in shown
