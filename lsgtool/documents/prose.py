@@ -281,27 +281,64 @@ OWN_LINE = 40  # characters: a longer line is no such heading
 
 
 INID = re.compile(r"\(\d{2}\)\s")  # a patent's field code before its name: "(57) Abstract", "(54) Title"
+# a news story's dateline: "BAKERSFIELD, Calif., March 4, 2025 /PRNewswire/ --", "LONDON (Reuters) -", "PARIS, Jan. 3
+# (AP) —": where and when it was filed, not what happened (``readable`` leaves it out)
+DATELINE = (r"[A-Z][A-Z.'’-]+(?: [A-Z][A-Z.'’-]+)*(?:, [A-Z][\w.]*\.?(?: [A-Z][\w.]*)*)*(?:,? [A-Z][a-z]{2,8}\.? "
+            r"\d{1,2}(?:, \d{4})?)?(?: /[^/\n]{2,40}/| \([A-Z][\w. ]{1,30}\))?(?:\*\*|__)? ?(?:--|[-–—])(?=\s+[A-Z\"“])")
+# a paragraph that opens with the author's summary of the whole: "TL;DR: ...", "In brief: ...", or a news story's
+# dateline (its lead paragraph says what happened: who, what, where, when)
+RUN_IN_OWN = re.compile(rf"(?:\*\*|__)?(?:(?i:tl;? ?dr|summary|in (?:brief|short)|bottom line)(?:\*\*|__)?\s*:(?:\*\*|__)?[ \t]+\S|"
+                        rf"{DATELINE})")
+# a paragraph whose first sentence says what the document's subject is: "Lise Meitner (1878–1968) was an Austrian
+# physicist ...", "Amoxicillin is an antibiotic.": an encyclopedia's lead, a leaflet's or a product's first words
+DEFINES = re.compile(r"(?:the |an? )?(?P<subject>[^.!?\n,;:()\s]+(?: [^.!?\n,;:()\s]+){0,5}?)(?: \([^()\n]{1,120}\))?,? "
+                     r"(?:is|was|are|were) (?:an?|the|one of)\b")
+DEFINES_PARAGRAPHS = 2  # the definition is in the first paragraphs of prose
+CITED = re.compile(r"(?:\[[^\]\n]{1,20}\])+$")  # a wiki's citation markers after a paragraph's last sentence
+TITLE_WORD = re.compile(r"[^\W\d_]{4,}")  # a word of the title the subject must hold: a name, not "the", "of", "2"
 
 
 def own_summary(text: str, transcript: bool | None = None) -> tuple[int, int] | None:
-    """Where ``text``'s author summed it up (``OWN_SUMMARY``: Abstract, Summary, TL;DR, Executive summary,
-    Overview): a line of its first ``OWN_SHARE`` (``OWN_CHARS``) holding only that (a ``#`` or ``##`` heading, or
-    a plain line, even right after a list), to the next heading after it; None without one, or in spoken text."""
+    """Where ``text``'s author summed it up, near its start (its first ``OWN_SHARE``, or ``OWN_CHARS``): under a
+    line holding only a summary's heading (``OWN_SUMMARY``: Abstract, Summary, TL;DR, Executive summary, Overview; a
+    ``#`` or ``##`` heading, or a plain line, even right after a list), to the next heading after it; else a
+    paragraph opening with one as a label ("TL;DR: ...") or with a news story's dateline (``RUN_IN_OWN``); else
+    the paragraph among the first ``DEFINES_PARAGRAPHS`` of prose whose first sentence says what the title's subject
+    is (``DEFINES``). None without any of these, or in spoken text."""
     if turns(text, transcript):
         return None
-    for start, end, line in _lines(text[:max(int(OWN_SHARE * len(text)), OWN_CHARS)]):
+    near = text[:max(int(OWN_SHARE * len(text)), OWN_CHARS)]
+    for start, end, line in _lines(near):
         if len(line) > OWN_LINE or ITEM.match(line) and not INID.match(line) or QUOTE.match(line):
             continue  # a contents list's "* [Summary][summary]"; not a patent's "(57) Abstract"
         if (_level(text, start) or 0) <= 2 and OWN_SUMMARY.fullmatch(heading_words(line)):
             after = [a for a in headings(text, transcript) if a > end]
             return start, after[0] if after else len(text)
+    prose = [found for found in PARAGRAPH.finditer(near) if _ends_prose(found.group().strip())
+             and not ATX.match(found.group()) and not ITEM.match(found.group()) and not QUOTE.match(found.group())]
+    for found in prose:
+        if RUN_IN_OWN.match(found.group().lstrip()):
+            return found.start(), found.end()
+    named = title_span(text, transcript)
+    title = set(TITLE_WORD.findall(readable(text[named[0]:named[1]]).lower())) if named else None
+    sections = [a for a in headings(text, transcript) if not named or a > named[1]]
+    lead = [found for found in prose if not sections or found.start() < sections[0]]  # before the first section
+    for found in lead[:DEFINES_PARAGRAPHS]:
+        defined = DEFINES.match(readable(found.group()))
+        subject = defined.group("subject") if defined else ""
+        if subject and (title & set(TITLE_WORD.findall(subject.lower())) if title is not None else subject[0].isupper()):
+            return found.start(), found.end()  # without a title (a web page's is not in its text): a named subject
     return None
 
 
 # sections that are no part of what a document says: its references, thanks and pointers elsewhere
 BACK_MATTER = re.compile(NUMBERED + r"(?:references|bibliography|works cited|"
                          r"literature cited|citations|acknowledge?ments?|further reading|external links|see also|"
-                         r"footnotes|endnotes|exercises|review questions|questions for discussion)[.:]?",
+                         r"footnotes|endnotes|exercises|review questions|questions for discussion|"
+                         # a press release's boilerplate: who the company is, the lawyers' caveat, whom to call
+                         r"about (?:the authors?|us|the company|(?-i:[A-Z][\w&'’.-]*(?: [A-Z][\w&'’.-]*){0,4}))|"
+                         r"forward-looking statements?|safe harbou?r statement|(?:media|press|investor) contacts?|"
+                         r"contacts?|notes? to editors|disclaimer)[.:]?",
                          re.IGNORECASE)
 
 
@@ -325,6 +362,12 @@ PROSE_END = re.compile(r"[.!?:…][\"'”’)\]*_]*$")  # a paragraph that ends 
 PARAGRAPH = re.compile(r"[^\n]*\S[^\n]*(?:\n[^\n]*\S[^\n]*)*")  # lines between blank lines
 
 
+def _ends_prose(paragraph: str) -> bool:
+    """Whether ``paragraph`` (stripped) ends as a sentence does (``PROSE_END``), a wiki's citation markers after it
+    (``CITED``: "... of nuclear fission.[1]") or not."""
+    return PROSE_END.search(CITED.sub("", paragraph)) is not None
+
+
 def back_chapter(title: str | None) -> bool:
     """Whether a chapter so titled is back matter (``BACK_MATTER``; a book's "Genesis — References" by its own
     name)."""
@@ -339,7 +382,7 @@ def title_page(text: str, transcript: bool | None = None) -> list[tuple[int, int
         return []
     for found in PARAGRAPH.finditer(text):
         body = found.group().strip()
-        if PROSE_END.search(body) or len(body.split()) > TITLE_PAGE_WORDS:
+        if _ends_prose(body) or len(body.split()) > TITLE_PAGE_WORDS:
             return [(0, found.start())] if found.start() else []
     return []
 
@@ -677,7 +720,12 @@ WRITTEN_LINKS = ("first|firstly|second|secondly|third|thirdly|fourth|fifth|final
 CLAUSE = (r"(?:and|but|so)(?= (?:i|we|you|he|she|it|they|there|this|these|those|the|a|an|my|our|your|his|her|"
           r"their|its|it's|i'm|we're|that's|there's|if|when|what|one|now)\b)")
 SAID_LINKED = re.compile(rf"(?:(?:{LINKS}),|{CLAUSE})\s+", re.IGNORECASE)
-LINKED = re.compile(rf"(?:(?:{LINKS}|{WRITTEN_LINKS}),|{CLAUSE})\s+", re.IGNORECASE)
+# a run-in label before a paragraph's first sentence: a structured abstract's "Background:", "Conclusions:", a post's
+# "TL;DR:"
+LABELS = (r"(?:background|introduction|objectives?|aims?|purpose|methods?|design|setting|participants|results?|"
+          r"findings|conclusions?|discussion|interpretation|case (?:presentation|report|description)|"
+          r"tl;? ?dr|summary|in (?:brief|short)|bottom line)\s*:")
+LINKED = re.compile(rf"(?:(?:{LINKS}|{WRITTEN_LINKS}),|{CLAUSE}|{LABELS}|(?-i:{DATELINE}))\s+", re.IGNORECASE)
 LINKED_LEFT = 3  # the fewest words a sentence keeps after its links; else it is shown whole
 
 
@@ -755,6 +803,11 @@ def substance(sentence: str) -> int:
 
 
 TITLE_WORDS = 15  # a first line longer than this is prose, not a title
+# a line above the title that says what kind of text it is or how to handle it, not what it is about: a press
+# release's "FOR IMMEDIATE RELEASE", a newspaper desk's "OPINION", "CONFIDENTIAL", "DRAFT"
+BANNER = re.compile(r"(?:\*\*|__)?(?:for immediate release|immediate release|embargoed\b.{0,60}|(?:news|press|media) "
+                    r"release|opinion|op-ed|editorial|commentary|analysis|guest essay|confidential|strictly "
+                    r"confidential|draft|for internal use only|not for distribution)(?:\*\*|__)?[.:]?", re.IGNORECASE)
 
 
 FRONT_MATTER = re.compile(r"---[ \t]*\r?\n(.*?)\r?\n(?:---|\.\.\.)[ \t]*(?:\r?\n|$)", re.DOTALL)  # YAML, at the start
@@ -769,7 +822,8 @@ def title_span(text: str, transcript: bool | None = None) -> tuple[int, int] | N
     named = front and re.search(r"^title:[ \t]*([\"']?)(\S.*?)\1[ \t]*\r?$", front.group(1), re.MULTILINE)
     if named:  # YAML front matter's title: "Sparse Gated Retrieval ..."
         return front.start(1) + named.start(2), front.start(1) + named.end(2)
-    lines = list(islice((line for line in _lines(text) if line[2].strip()), 2))
+    lines = list(islice((line for line in _lines(text) if line[2].strip() and not BANNER.fullmatch(line[2].strip())),
+                        2))
     if not lines or turns(text, transcript):
         return None
     start, end, line = lines[0]

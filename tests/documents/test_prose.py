@@ -119,6 +119,14 @@ def test_readable_removes_markup_and_keeps_words(raw, shown):
     ("On the other hand, every crate is read.", "Every crate is read."),
     ("Finally, in fact, the order holds.", "The order holds."),
     ("Second-hand books are read twice.", "Second-hand books are read twice."),
+    # a run-in label, a news story's dateline: what kind of paragraph it is, where and when it was filed
+    ("Background: Lemierre syndrome is rare.", "Lemierre syndrome is rare."),
+    ("**TL;DR:** never lock a busy table.", "Never lock a busy table."),
+    ("**BAKERSFIELD, Calif., March 4, 2025 /PRNewswire/** -- Northwind broke ground.", "Northwind broke ground."),
+    ("LONDON (Reuters) - Britain's economy grew.", "Britain's economy grew."),
+    ("WASHINGTON — The Senate voted on Tuesday.", "The Senate voted on Tuesday."),
+    ("NASA - the agency said so.", "NASA - the agency said so."),  # no capital after the dash: no dateline
+    ("Results of the trial: all passed.", "Results of the trial: all passed."),  # no label alone before its colon
 ])
 def test_the_words_that_only_link_a_sentence_to_the_one_before_are_left_out(raw, shown):
     assert readable(raw) == shown
@@ -181,6 +189,8 @@ def test_a_bare_heading_line_of_plain_text_is_not_glued_to_the_sentence_after_it
     ('---\ntitle: "Sparse Gated Retrieval"\nauthor:\n  - H. Kobayashi\n---\n\n# Abstract\n\nText.',
      "Sparse Gated Retrieval"),  # YAML front matter's title, not the first heading
     ("---\nauthor: H. Kobayashi\n---\n\n# Gated retrieval\n\nText.", None),  # front matter without one
+    ("FOR IMMEDIATE RELEASE\n\n# Northwind Breaks Ground\n\nText.", "Northwind Breaks Ground"),  # a banner above it
+    ("OPINION\n\nLibraries Are Not Warehouses\n\nBy Ruth Okonkwo\n\nText.", "Libraries Are Not Warehouses"),
 ])
 def test_title_is_a_heading_or_a_short_line_standing_alone(text, title):
     from lsgtool.documents.prose import title_span
@@ -523,6 +533,34 @@ def test_the_authors_own_summary_is_a_summary_heading_near_the_start_and_referen
     assert own_summary(late) is None  # a summary heading far in sums up a part, not the whole
 
 
+@pytest.mark.parametrize("text, own", [
+    # a post's TL;DR, a news story's lead (its dateline), an encyclopedia's first paragraph defining its subject
+    ("# Postgres migrations\n\nIntro words here.\n\n**TL;DR:** never lock a busy table. Batch the backfill.\n\n"
+     "## Step 1\n\nSet a lock timeout.\n", "**TL;DR:** never lock a busy table. Batch the backfill."),
+    ("FOR IMMEDIATE RELEASE\n\n# Northwind Breaks Ground\n\n**BAKERSFIELD, Calif., March 4, 2025 /PRNewswire/** -- "
+     "Northwind broke ground on a battery plant.\n\nThe plant costs $610 million.\n\n### About Northwind Energy\n\n"
+     "Northwind builds plants.\n", "**BAKERSFIELD, Calif., March 4, 2025 /PRNewswire/** -- Northwind broke ground on "
+     "a battery plant."),
+    ('Elise "Lise" Meitner (7 November 1878 – 27 October 1968) was an Austrian physicist who studied fission.[1]\n\n'
+     "She was born in Vienna.\n\n## Career\n\nShe worked in Berlin.\n", 'Elise "Lise" Meitner (7 November 1878 – 27 '
+     "October 1968) was an Austrian physicist who studied fission.[1]"),  # no title in the text (a web page's)
+    ("# Amoxicillin capsules\n\nAmoxicillin is an antibiotic. It treats infections.\n\n## Dose\n\nTake one.\n",
+     "Amoxicillin is an antibiotic. It treats infections."),
+    # not: a definition under a section (an RFC's motivation), of another subject than the title's, a clause
+    ("# Async iterators\n\n## Motivation\n\nAsync iterators are a core abstraction.\n", None),
+    ("# Amoxicillin capsules\n\nThe pharmacist is the one to ask.\n\n## Dose\n\nTake one.\n", None),
+    ("Marking a function as unsafe in this crate is one of the protections.\n\nMore.\n", None),
+    ("# Tools\n\nSummary:\n\n* Add a flag\n\n## Design\n\nWords.\n", "Summary:\n\n* Add a flag"),  # a heading line
+])
+def test_a_run_in_tldr_a_news_lead_and_a_first_paragraph_defining_the_subject_are_the_authors_summary(text, own):
+    from lsgtool.documents.prose import back_matter, own_summary
+
+    found = own_summary(text)
+    assert (text[found[0]:found[1]].strip() if found else None) == own
+    assert [text[a:b].split("\n")[0] for a, b in back_matter(text)] == (
+        ["### About Northwind Energy"] if "About" in text else [])  # a press release's boilerplate
+
+
 def test_a_wikis_citation_markers_end_no_sentence_and_are_not_shown():
     """".[4] With" was read as one sentence with the next, and "[14][15]" was shown as "14"."""
     from lsgtool.documents.sentences import sentence_spans
@@ -562,6 +600,7 @@ def test_a_word_hyphenated_across_a_line_break_is_shown_whole():
     ("The river rose in the night and the mill was lost.\n\nNo one was hurt.\n", ""),  # opens with prose
     ("Ann: Shall we start?\nBen: Yes.\nAnn: Fine.\nBen: The budget first.\n", ""),  # a transcript
     ("Line one\nLine two\n\nLine three\n", ""),  # no prose at all: nothing is a title page
+    ("Lise Meitner was an Austrian physicist.[1]\n\nShe was born in Vienna.\n", ""),  # a wiki's markers end it
 ])
 def test_the_lines_before_the_first_paragraph_of_prose_are_a_title_page(text, page):
     from lsgtool.documents.prose import title_page
