@@ -10,9 +10,11 @@ such line, as after a contents list).
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass
 from functools import lru_cache
+from pathlib import Path
 
 from lsgtool.documents.model import SEPARATOR, Chapter, DocumentError, kinds_said
 from lsgtool.documents.prose import ATX, FRONT_MATTER, fenced, heading_words, readable, title_span
@@ -59,7 +61,32 @@ def decode(data: bytes, name: str) -> str:
         raise DocumentError(f"'{name}' is a table of values (CSV), not prose: it has no sentences to summarise.",
                             f"a CSV of documents is read with --dataset {name} --text-column COLUMN; else pass a "
                             f"{kinds_said()} file.")
+    if name.lower().endswith((".json", ".jsonl", ".ndjson")) or _is_json(text):
+        raise DocumentError(f"'{name}' is JSON data, not prose: its keys and quotes would be read as sentences.",
+                            f"a JSON or JSON Lines file of documents is read with --dataset {name} --text-column "
+                            f"COLUMN; else pass the text itself as a {kinds_said()} file.")
+    if LATEX.search(text[:LATEX_CHARS]):
+        raise DocumentError(f"'{name}' is LaTeX source: its text is in markup lsgtool does not read (commands, "
+                            "macros, environments).", f"pass the PDF it builds, or convert it first, e.g. `pandoc "
+                            f"{name} -o {Path(name).stem}.md`.")
     return " " + text[1:] if text.startswith("\ufeff") else text
+
+
+# LaTeX source: a document class or the document's body (a .tex file, whatever its name)
+LATEX = re.compile(r"^[ \t]*\\(?:documentclass|begin\{document\})", re.MULTILINE)
+LATEX_CHARS = 20000  # where a preamble is
+
+
+def _is_json(text: str) -> bool:
+    """Whether ``text`` is one JSON object or array (a chat export, an API's answer): not prose."""
+    body = text.strip(" \ufeff\t\r\n")
+    if not body or body[0] not in "{[" or body[-1] not in "}]":
+        return False
+    try:
+        json.loads(body)
+    except ValueError:
+        return False
+    return True
 
 
 @dataclass

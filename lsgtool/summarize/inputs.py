@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
@@ -70,6 +71,11 @@ def files(inputs: list[str], references: Path | None = None, transcript: bool | 
             if not found:
                 raise UsageError(f"folder '{path}' holds no {kinds_said()} file.",
                                  "pass files, or a folder with some in it.")
+            others = Counter(p.suffix.lower() or p.name for p in path.rglob("*") if p.is_file() and not supported(p)
+                             and not p.name.startswith((".", "~$")) and p.suffix.lower() != ".ref")  # references
+            if others:
+                note(f"'{path}': {sum(others.values())} file(s) of other kinds not read ("
+                     + ", ".join(f"{kind} {n}" for kind, n in sorted(others.items())) + f"; read: {kinds_said()})")
             found = [p for p in found if first(p)]
             placed += [(str(p), p.relative_to(path)) for p in found]
             jobs += [_job(p, p.relative_to(path), _stem(p, taken), references, transcript) for p in found]

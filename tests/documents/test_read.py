@@ -261,6 +261,11 @@ def test_chapters_are_titled_with_their_book(text, titles):
     (b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1\x00\x00", ".doc", "is binary data"),  # Word 97-2003: save it as .docx
     (b"{\\rtf1\\ansi {\\pard Some text here.\\par}}", ".rtf", "is an RTF document"),
     (b"a,b\n1,2\n", ".csv", "is a table of values"),
+    (b'{"messages": [{"user": "Ann", "text": "On it."}]}', ".json", "is JSON data"),  # a chat export
+    (b'{"text": "One."}\n{"text": "Two."}\n', ".jsonl", "is JSON data"),
+    (b'[{"text": "One."}]', ".txt", "is JSON data"),  # by its content
+    (b"\\documentclass{article}\n\\begin{document}\nWords.\n\\end{document}\n", ".tex", "is LaTeX source"),
+    (b"% a chapter\n\\begin{document}\nWords.\n", ".txt", "is LaTeX source"),
     (b"<!DOCTYPE html><html><head><title>T</title></head><body><nav>Home</nav></body></html>", ".html",
      "web page without text"),
 ])
@@ -277,6 +282,14 @@ def test_files_without_text_are_refused_naming_them(data, suffix, message):
         read_bytes(data, f"bad{suffix}", suffix)
     assert f"'bad{suffix}'" in info.value.message and info.value.hint
     assert suffix not in (".doc", ".rtf") or "save it as .docx" in info.value.hint
+    assert "JSON" not in message or f"--dataset bad{suffix}" in info.value.hint
+    assert "LaTeX" not in message or "pandoc" in info.value.hint
+
+
+@pytest.mark.parametrize("text", ["[Intro] The parser is fast. It reads [a] file.", "{braces} around words.",
+                                  "The \\section command is LaTeX's, as this sentence says."])
+def test_text_that_only_looks_like_json_or_latex_is_read(text):
+    assert read_bytes(text.encode(), "notes.txt", ".txt").text.strip() == text
 
 
 @pytest.mark.parametrize("encoding, bom", [("utf-8", b""), ("utf-8", b"\xef\xbb\xbf"), ("utf-16", b""),
