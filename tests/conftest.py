@@ -231,3 +231,18 @@ def bible_epub():
         return data.getvalue()
 
     return make
+
+
+@pytest.fixture
+def ctrl_c():
+    """Press Ctrl-C: a real SIGINT to this thread, its handler run before the call returns. ``signal.raise_signal``
+    only marks it pending; the interpreter runs the handler at its next check (a loop's backward jump), which a call
+    into C right after it (``dict.update``) may come before: the handler's KeyboardInterrupt then came a step late."""
+    import signal
+
+    def press() -> None:
+        signal.raise_signal(signal.SIGINT)
+        for _ in range(1000):  # each backward jump checks for a pending signal
+            pass
+
+    return press

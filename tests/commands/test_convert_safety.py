@@ -77,11 +77,11 @@ def test_output_has_normal_permissions(app, runner, tiny_folder, tmp_path):
     assert {stat.S_IMODE(p.stat().st_mode) for p in out.iterdir()} == {0o644}
 
 
-def test_ctrl_c_during_verification_leaves_nothing(app, runner, tiny_folder, tmp_path, monkeypatch):
+def test_ctrl_c_during_verification_leaves_nothing(app, runner, tiny_folder, tmp_path, monkeypatch, ctrl_c):
     import lsgtool.core.convert.verify as verify_module
 
     def interrupted(*args, **kwargs):
-        signal.raise_signal(signal.SIGINT)  # a real SIGINT, to this thread: handled before verify returns
+        ctrl_c()  # handled before verify returns
 
     monkeypatch.setattr(verify_module, "verify", interrupted)
     out = tmp_path / "lsg"

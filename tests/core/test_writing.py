@@ -71,7 +71,7 @@ def test_a_lock_is_refused_while_its_process_lives_and_taken_over_when_it_is_gon
     assert lock.exists()
 
 
-def test_ctrl_c_waits_for_writes_that_belong_together(tmp_path):
+def test_ctrl_c_waits_for_writes_that_belong_together(tmp_path, ctrl_c):
     import os
     import signal
 
@@ -81,7 +81,7 @@ def test_ctrl_c_waits_for_writes_that_belong_together(tmp_path):
     with pytest.raises(KeyboardInterrupt):
         with uninterrupted():
             write_file(tmp_path / "record.json", "pending")
-            signal.raise_signal(signal.SIGINT)  # Ctrl-C between the two writes
+            ctrl_c()  # between the two writes
             write_file(tmp_path / "out.md", "summary")
             write_file(tmp_path / "record.json", "final")
             done.append(True)
@@ -91,7 +91,7 @@ def test_ctrl_c_waits_for_writes_that_belong_together(tmp_path):
         write_file(tmp_path / "again.md", "x")
 
 
-def test_a_second_ctrl_c_stops_writes_that_hang():
+def test_a_second_ctrl_c_stops_writes_that_hang(ctrl_c):
     import os
     import signal
 
@@ -100,8 +100,8 @@ def test_a_second_ctrl_c_stops_writes_that_hang():
     reached = []
     with pytest.raises(KeyboardInterrupt):
         with uninterrupted():
-            signal.raise_signal(signal.SIGINT)
+            ctrl_c()
             reached.append(1)
-            signal.raise_signal(signal.SIGINT)  # the user presses Ctrl-C again: a stuck write is given up
+            ctrl_c()  # the user presses Ctrl-C again: a stuck write is given up
             reached.append(2)
     assert reached == [1] and signal.getsignal(signal.SIGINT) is signal.default_int_handler
