@@ -64,6 +64,15 @@ STAMP = r"\[?((?:\d{1,2}:)?\d{1,2}:\d{2})(?:[.,]\d+)?\]?"  # a time said before 
 # "Speaker: words", "Jane Doe -- Chief Financial Officer: words" (a name, its firm and its role, up to 60 characters)
 TURN = re.compile(rf"\s*(?:{STAMP}\s+)?([A-Z][\w.'’ —–-]{{0,60}}?)\s*(?:\({STAMP}\))?:\s+(?=\S)")
 TRANSCRIPT = 0.5  # the share of a text's lines that must be turns for each line to be read as one
+# a chat export's message header, on a line of its own above the message: "Priya Raman  9:02 AM" (Slack), "Priya
+# Raman — Today at 9:02 AM" (Discord), "[09:02] Priya Raman"
+CHAT_HEADER = re.compile(r"[ \t]*(?:\[?(\d{1,2}:\d{2}(?::\d{2})?(?: ?[AaPp]\.?[Mm]\.?)?)\]?[ \t]+)?"
+                         r"([A-Z][\w.'’ -]{0,40}?)(?:(?: {2,}|[ \t]+[—–-][ \t]+)(?:(?:Today|Yesterday) at )?"
+                         r"\[?(\d{1,2}:\d{2}(?::\d{2})?(?: ?[AaPp]\.?[Mm]\.?)?)\]?)?[ \t]*$")
+CHAT = 3  # message headers: the fewest for a text to be a chat
+CHAT_SHARE = 0.1  # and the least share of its lines they are
+EMOJI = re.compile(r":(?=[\w+-]*[a-z])[a-z0-9_+-]{2,40}:")  # a chat's emoji shortcode: ":rotating_light:", ":+1:"
+REACTIONS = re.compile(r"[ \t]*(?::[\w+-]+:[ \t]*\d+[ \t]*)+$")  # a message's emoji reactions: ":dart: 3  :100: 1"
 CUE_TIME = re.compile(r"\s*((?:\d{1,2}:)?\d{1,2}:\d{2})[.,]\d{3}\s+-->\s+(?:\d{1,2}:)?\d{1,2}:\d{2}[.,]\d{3}")
 VOICE = re.compile(r"<v(?:\.[\w-]+)*\s+([^>]+)>")
 CHANGE = re.compile(r"\s*>>+\s*")  # a broadcast caption's change of speaker (">> Welcome back", ">> ANNA: Yes")
@@ -115,9 +124,20 @@ def _lines(text: str) -> Iterator[tuple[int, int, str]]:
 
 
 def is_transcript(text: str) -> bool:
-    """Whether most of ``text``'s lines are turns (``Speaker: words``): a meeting or interview transcript."""
+    """Whether most of ``text``'s lines are turns (``Speaker: words``): a meeting or interview transcript; or it is
+    a chat export (``is_chat``)."""
     filled = [line for _, _, line in _lines(text) if line.strip()]
-    return len(filled) >= 4 and sum(1 for line in filled if TURN.match(line)) >= TRANSCRIPT * len(filled)
+    return len(filled) >= 4 and sum(1 for line in filled if TURN.match(line)) >= TRANSCRIPT * len(filled) or \
+        is_chat(text)
+
+
+@lru_cache(maxsize=8)
+def is_chat(text: str) -> bool:
+    """Whether ``text`` is a chat export: messages under headers that name who wrote them and when
+    (``CHAT_HEADER`` with a time, at least ``CHAT`` of them and ``CHAT_SHARE`` of its lines)."""
+    filled = [line for _, _, line in _lines(text) if line.strip()]
+    headers = sum(1 for line in filled if (found := CHAT_HEADER.match(line)) and (found.group(1) or found.group(3)))
+    return headers >= CHAT and headers >= CHAT_SHARE * len(filled)
 
 
 @dataclass(frozen=True)
@@ -128,6 +148,7 @@ class Turn:
     pieces: tuple[tuple[int, int], ...]
     speaker: str | None
     times: tuple[str | None, ...]
+    apart: bool = False  # each piece ends its sentences (a chat message's lines), not one run of words
 
     @property
     def start(self) -> int:
@@ -193,7 +214,11 @@ def _cues(text: str) -> Iterator[tuple[int, int, str | None, str]]:
 
 def _spoken_lines(text: str) -> Iterator[tuple[int, int, str | None, str | None]]:
     """(start, end, speaker, time) of each turn line's words in a transcript (a line that is not a turn goes on
-    the turn before it)."""
+    the turn before it); in a chat export (``is_chat``), of each line of a message, by the header above it, without
+    its code blocks and emoji reactions."""
+    if is_chat(text):
+        yield from _chat_lines(text)
+        return
     for start, end, line in _lines(text):
         if not line.strip():
             continue
@@ -203,6 +228,19 @@ def _spoken_lines(text: str) -> Iterator[tuple[int, int, str | None, str | None]
             yield start + label.end(), end, label.group(2).strip(), label.group(1) or label.group(3)
         else:
             yield start + len(line) - len(line.lstrip()), end, None, None
+
+
+def _chat_lines(text: str) -> Iterator[tuple[int, int, str | None, None]]:
+    """``_spoken_lines`` of a chat export: a header's time is the clock's, not a time into a recording, and is
+    not kept."""
+    speaker, fence = None, None
+    for start, _, line in _lines(text):
+        fence, code = fenced(fence, line)
+        header = None if code else CHAT_HEADER.match(line)
+        if header and (header.group(1) or header.group(3)):
+            speaker = header.group(2).strip()
+        elif line.strip() and not code and not REACTIONS.match(line):
+            yield start + len(line) - len(line.lstrip()), start + len(line.rstrip()), speaker, None
 
 
 def reading(text: str, transcript: bool | None = None) -> str:
@@ -230,7 +268,8 @@ def turns(text: str, transcript: bool | None = None) -> tuple[Turn, ...]:
             found.append((speaker or None, [], []))
         found[-1][1].append((start, end))
         found[-1][2].append(time and _hms(time))
-    return tuple(Turn(tuple(spans), speaker, tuple(times)) for speaker, spans, times in found)
+    apart = how == "transcript" and is_chat(text)
+    return tuple(Turn(tuple(spans), speaker, tuple(times), apart) for speaker, spans, times in found)
 
 
 def speakers(text: str, offsets: list[int], transcript: bool | None = None) -> list[Turn | None]:
@@ -540,6 +579,9 @@ def prose_sentences(text: str, transcript: bool | None = None) -> list[tuple[int
         return [span for a, b in blocks(text, False) for span in sentence_spans(text, a, b)]
     found = []
     for turn in spoken:  # split the turn's words joined by spaces, then map back to the text
+        if turn.apart:
+            found += [span for a, b in turn.pieces for span in sentence_spans(text, a, b)]
+            continue
         joined, at = [], []  # at: (offset in the joined text, offset in the text) where each piece begins
         offset = 0
         for a, b in turn.pieces:
@@ -774,7 +816,7 @@ def _spoken(span: str) -> str:
         label = TURN.match(line) if kept else None  # a label inside the span: a line after the first
         voice = VOICE.match(line.strip())
         line = line[label.end():] if label else line[line.index("<v") + voice.end():] if voice else line
-        kept.append(TAG.sub("", line))
+        kept.append(EMOJI.sub("", TAG.sub("", line)))
     words = []
     for word in " ".join(kept).split():
         bare = word.strip(EDGES).lower()

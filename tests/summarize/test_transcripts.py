@@ -229,3 +229,49 @@ def test_a_question_asked_in_talk_is_picked_only_with_its_answer_one_in_prose_fr
         asked = [k for k, line in enumerate(shown) if line.endswith("?")]
         assert asked and all(shown[k + 1] == lines[lines.index(shown[k]) + 1] for k in asked)  # its answer next
         assert lines[2] not in shown and lines[5] not in shown
+
+
+CHAT = """#inc-2291-checkout-latency
+Exported from Slack on 2025-04-09
+
+Priya Raman  9:02 AM
+:rotating_light: Declaring an incident. Checkout latency is over eight seconds since the morning deploy.
+:eyes: 4
+
+Dana Whitfield  9:08 AM
+the inventory database connection pool is pegged at a hundred connections on all six replicas
+```
+inventory-svc-7f9c  pool_active=100 pool_idle=0
+```
+so requests are queueing for a connection for six seconds
+
+Priya Raman  9:09 AM
+Nice find. Was anything deployed in the last few hours?
+
+Dana Whitfield  9:11 AM
+Inventory service 3.18 went out at half past eight and holds a transaction open across a pricing call.
+:dart: 3  :100: 1
+
+Marcus Lee  9:20 AM
+Rolling back inventory service to 3.17 now, the status page says we found the cause of slow checkouts.
+"""
+
+
+def test_a_chat_export_is_read_as_turns_by_its_message_headers(runner, app, tmp_path):
+    """A Slack export's "Name  9:02 AM" headers name who wrote the lines under them; each line is its own
+    sentence (chat lines end none), code blocks and emoji reactions are no words of it."""
+    from lsgtool.documents.prose import is_chat, prose_sentences, readable, turns
+
+    assert is_chat(CHAT) and not is_chat(CHAT.replace("  9:", " at 9:"))  # no header: prose
+    assert [turn.speaker for turn in turns(CHAT)] == [None, "Priya Raman", "Dana Whitfield", "Priya Raman",
+                                                      "Dana Whitfield", "Marcus Lee"]
+    shown = [readable(CHAT[a:b], spoken=True) for a, b in prose_sentences(CHAT)]
+    assert "The inventory database connection pool is pegged at a hundred connections on all six replicas" in shown
+    assert "So requests are queueing for a connection for six seconds" in shown  # its own line: its own sentence
+    assert "Declaring an incident." in shown  # the emoji shortcode is not shown
+    assert not any("pool_active" in s or ":dart:" in s or "9:08" in s for s in shown)
+    path = tmp_path / "incident.txt"
+    path.write_text(CHAT)
+    summary = _json(runner, app, [str(path), "--sentences", "3"])["summary"]
+    assert re.match(r"(?:Priya Raman|Dana Whitfield|Marcus Lee): \S", summary) and " AM" not in summary
+    assert set(re.findall(r"^([A-Z][\w ]+): ", summary, re.MULTILINE)) <= {"Priya Raman", "Dana Whitfield", "Marcus Lee"}
