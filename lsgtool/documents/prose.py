@@ -72,6 +72,12 @@ CHAT_HEADER = re.compile(r"[ \t]*(?:\[?(\d{1,2}:\d{2}(?::\d{2})?(?: ?[AaPp]\.?[M
 CHAT = 3  # message headers: the fewest for a text to be a chat
 CHAT_SHARE = 0.1  # and the least share of its lines they are
 EMOJI = re.compile(r":(?=[\w+-]*[a-z])[a-z0-9_+-]{2,40}:")  # a chat's emoji shortcode: ":rotating_light:", ":+1:"
+# a screenplay: a scene heading ("INT. GARDA STATION - DAY"), a character's cue indented above what they say
+# ("                    NORA (CONT'D)"), an actor's direction under it ("(unimpressed)")
+SCENE = re.compile(r"[ \t]*(?:INT|EXT|INT\.?/EXT|I/E)\.?[ \t]+\S.*$|[ \t]*FADE IN:[ \t]*$")
+CUE = re.compile(r"[ \t]{8,}([A-Z][A-Z0-9 .'’-]{0,30}?)(?:[ \t]*\((?:CONT'D|CONT’D|CONT|V\.O\.|O\.S\.|O\.C\.)\))?[ \t]*$")
+DIRECTION = re.compile(r"[ \t]*\([^()]*\)[ \t]*$")
+CUES = 3  # the fewest cues a screenplay has, with a scene heading (or twice as many without)
 REACTIONS = re.compile(r"[ \t]*(?::[\w+-]+:[ \t]*\d+[ \t]*)+$")  # a message's emoji reactions: ":dart: 3  :100: 1"
 CUE_TIME = re.compile(r"\s*((?:\d{1,2}:)?\d{1,2}:\d{2})[.,]\d{3}\s+-->\s+(?:\d{1,2}:)?\d{1,2}:\d{2}[.,]\d{3}")
 VOICE = re.compile(r"<v(?:\.[\w-]+)*\s+([^>]+)>")
@@ -128,7 +134,17 @@ def is_transcript(text: str) -> bool:
     a chat export (``is_chat``)."""
     filled = [line for _, _, line in _lines(text) if line.strip()]
     return len(filled) >= 4 and sum(1 for line in filled if TURN.match(line)) >= TRANSCRIPT * len(filled) or \
-        is_chat(text)
+        is_chat(text) or is_screenplay(text)
+
+
+@lru_cache(maxsize=8)
+def is_screenplay(text: str) -> bool:
+    """Whether ``text`` is a screenplay: characters' cues above indented dialogue (``CUE``), at least ``CUES`` of
+    them with a scene heading (``SCENE``), or twice as many without."""
+    lines = [line for _, _, line in _lines(text)]
+    cues = sum(1 for line, after in zip(lines, lines[1:]) if CUE.match(line) and after[:1] in " \t" and after.strip())
+    scenes = sum(1 for line in lines if SCENE.match(line))
+    return cues >= (CUES if scenes else 2 * CUES)
 
 
 @lru_cache(maxsize=8)
@@ -219,6 +235,9 @@ def _spoken_lines(text: str) -> Iterator[tuple[int, int, str | None, str | None]
     if is_chat(text):
         yield from _chat_lines(text)
         return
+    if is_screenplay(text):
+        yield from _screenplay_lines(text)
+        return
     for start, end, line in _lines(text):
         if not line.strip():
             continue
@@ -241,6 +260,26 @@ def _chat_lines(text: str) -> Iterator[tuple[int, int, str | None, None]]:
             speaker = header.group(2).strip()
         elif line.strip() and not code and not REACTIONS.match(line):
             yield start + len(line) - len(line.lstrip()), start + len(line.rstrip()), speaker, None
+
+
+def _screenplay_lines(text: str) -> Iterator[tuple[int, int, str | None, None]]:
+    """``_spoken_lines`` of a screenplay: its dialogue by the cue above it (the name as a name: "NORA" is "Nora"),
+    each paragraph of action a turn of no one's; not its title page (before its first scene), scene headings or
+    directions."""
+    lines = list(_lines(text))
+    first = next((k for k, (_, _, line) in enumerate(lines) if SCENE.match(line)), 0)
+    speaker: str | None = None  # the cue's, while its dialogue goes on
+    after_blank = True
+    for k, (start, _, line) in enumerate(lines[first:], first):
+        cue = CUE.match(line)
+        if not line.strip() or SCENE.match(line):
+            speaker, after_blank = None, True
+        elif cue and k + 1 < len(lines) and lines[k + 1][2][:1] in " \t" and lines[k + 1][2].strip():
+            speaker = cue.group(1).strip().title()
+        elif not DIRECTION.match(line):
+            yield (start + len(line) - len(line.lstrip()), start + len(line.rstrip()),
+                   speaker if speaker else ("" if after_blank else None), None)
+            after_blank = False
 
 
 def reading(text: str, transcript: bool | None = None) -> str:
@@ -767,7 +806,10 @@ SAID_LINKED = re.compile(rf"(?:(?:{LINKS}),|{CLAUSE})\s+", re.IGNORECASE)
 LABELS = (r"(?:background|introduction|objectives?|aims?|purpose|methods?|design|setting|participants|results?|"
           r"findings|conclusions?|discussion|interpretation|case (?:presentation|report|description)|"
           r"tl;? ?dr|summary|in (?:brief|short)|bottom line)\s*:")
-LINKED = re.compile(rf"(?:(?:{LINKS}|{WRITTEN_LINKS}),|{CLAUSE}|{LABELS}|(?-i:{DATELINE}))\s+", re.IGNORECASE)
+# a legal text's run-in heading: "(a) In General.--", "(1) ALGORITHMIC FEED.--"
+RUN_IN_HEADING = r"(?:\([a-z0-9]{1,4}\)\s*)*[A-Z][\w ,'’-]{0,50}\.(?:--|—)"
+LINKED = re.compile(rf"(?:(?:{LINKS}|{WRITTEN_LINKS}),|{CLAUSE}|{LABELS}|(?-i:{DATELINE}))\s+|(?-i:{RUN_IN_HEADING})\s*",
+                    re.IGNORECASE)
 LINKED_LEFT = 3  # the fewest words a sentence keeps after its links; else it is shown whole
 
 

@@ -142,7 +142,8 @@ NUMBER = re.compile(r"^[(\[]?[-+±]?[\d.,:/%]*\d[\d.,:/%]*[)\]]?[.,;:]?$")
 
 def worth_showing(shown: str, span: str) -> bool:
     """Whether a sentence (``shown``, as the summary would show it; ``span``, as written) reads as something said,
-    on its own: not one that ends on a colon (what it introduces is not shown) or goes on into the next list item
+    on its own: not one that ends on a colon or a dash (a bill's "... an operator shall by default--": what it
+    introduces is not shown) or goes on into the next list item
     (``GOES_ON``), only points elsewhere (``POINTER``, ``SHOWN_IN``), is a caption (``CAPTION``, an image's), credits, a
     quoted e-mail's header or a signature (``CREDITS``, ``REPLY``, ``BARS``), a court's citations (``CITATION``,
     ``STATUTE``), a vote's record (``MOTION``), a list of names (``LISTED_WORDS``), a table's row (``NUMBERS``)
@@ -157,7 +158,7 @@ def worth_showing(shown: str, span: str) -> bool:
     item = ITEM.match(span)  # a list item that goes on, or goes on from, a sentence begun above it
     going = item and (GOES_ON.search(shown) or span[item.end():item.end() + 1].islower())
     image = IMAGE.search(span) or ("](" in span and span.count("]") > span.count("["))  # (a piece of) a caption
-    return not (shown.rstrip().endswith(":") or going or (pointing and len(words) <= POINTER_WORDS)
+    return not (shown.rstrip().endswith((":", "--", "—", "–")) or going or (pointing and len(words) <= POINTER_WORDS)
                 or CAPTION.match(shown) or listed or symbols or furniture or row or image or _cited(shown)
                 or (MOTION.match(shown) is not None and len(words) <= MOTION_WORDS))
 
@@ -546,17 +547,19 @@ def _marked(sentence: str, cut: tuple[bool, bool] | None, before: bool, after: b
 def labelled(texts: list[str], speakers: list[str | None]) -> tuple[str, list[int]]:
     """The picked ``texts`` as the summary writes them, and where each begins in it: joined by spaces, except that
     a transcript's sentence said by another speaker than the one before it begins a line with its speaker's name
-    (``Grad B: ...``): who said it is part of what a meeting's summary tells; a text that does not end a sentence
-    (a list item, "Fresh cilantro and rice, to serve") ends its line, not to run into the next."""
+    (``Grad B: ...``): who said it is part of what a meeting's summary tells; a text said by no one after a speaker's
+    (a screenplay's action after a speech) begins a line of its own, and the speaker's next is labelled again; a
+    text that does not end a sentence (a list item, "Fresh cilantro and rice, to serve") ends its line, not to run
+    into the next."""
     out, starts, last = "", [], None
     for text, speaker in zip(texts, speakers):
         if speaker and speaker != last:
             out += ("\n" if out else "") + f"{speaker}: "
         elif out:
-            out += " " if ENDED.search(out) else "\n"
+            out += " " if ENDED.search(out) and not (last and not speaker) else "\n"
         starts.append(len(out))
         out += text
-        last = speaker or last
+        last = speaker
     return out, starts
 
 

@@ -86,7 +86,7 @@ def test_ctrl_c_during_verification_leaves_nothing(app, runner, tiny_folder, tmp
     monkeypatch.setattr(verify_module, "verify", interrupted)
     out = tmp_path / "lsg"
     result = _convert(runner, app, tiny_folder, out)
-    assert result.exit_code == 130 and "Error: interrupted: nothing was written" in result.stderr
+    assert result.exit_code == 130 and "Error: interrupted: nothing was written" in result.stderr, result.output
     assert not out.exists() and [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []
     monkeypatch.undo()
     assert _convert(runner, app, tiny_folder, out).exit_code == 0  # the re-run is not refused

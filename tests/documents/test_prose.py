@@ -127,6 +127,9 @@ def test_readable_removes_markup_and_keeps_words(raw, shown):
     ("WASHINGTON — The Senate voted on Tuesday.", "The Senate voted on Tuesday."),
     ("NASA - the agency said so.", "NASA - the agency said so."),  # no capital after the dash: no dateline
     ("Results of the trial: all passed.", "Results of the trial: all passed."),  # no label alone before its colon
+    ("(a) In General.--Beginning in 2026, an operator shall verify ages.", "Beginning in 2026, an operator shall "
+     "verify ages."),  # a bill's run-in heading
+    ("(1) MINOR.--The term minor means an individual under 17.", "The term minor means an individual under 17."),
 ])
 def test_the_words_that_only_link_a_sentence_to_the_one_before_are_left_out(raw, shown):
     assert readable(raw) == shown

@@ -199,7 +199,8 @@ def test_a_sentence_inside_one_picked_is_not_picked_nor_one_that_quotes_it():
 
 def test_a_sentence_is_never_picked_twice_nor_one_that_ends_on_a_colon(runner, app, tmp_path):
     """A document pasted twice (or boilerplate repeated) gives each sentence once: its copies have the same words;
-    a sentence ending in ':' introduces what follows, which the summary would not show, so it is not picked."""
+    a sentence ending in ':' or a dash introduces what follows, which the summary would not show, so it is not
+    picked."""
     import torch
 
     from lsgtool.summarize.extractive import Extractive
@@ -214,6 +215,9 @@ def test_a_sentence_is_never_picked_twice_nor_one_that_ends_on_a_colon(runner, a
     cut = steps.index(":") + 1
     assert picker.sentences(steps, [(0, cut), (cut + 2, len(steps))])[1] == [False, True]
     assert picker.sentences(steps.replace(":", "."), [(0, cut), (cut + 2, len(steps))])[1] == [True, True]
+    for dash in ("--", "—"):  # a bill's "... an operator shall by default--", its items on the lines after it
+        led = steps.replace(":", dash)
+        assert picker.sentences(led, [(0, cut + len(dash) - 1), (cut + len(dash) + 1, len(led))])[1] == [False, True]
     twice = tmp_path / "twice.txt"
     twice.write_text(GENESIS.read_text() * 2)
     shown = [" ".join(re.findall(r"\w+", s["text"].lower())) for s in _json(runner, app, [str(twice), "--sentences",

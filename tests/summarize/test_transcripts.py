@@ -275,3 +275,67 @@ def test_a_chat_export_is_read_as_turns_by_its_message_headers(runner, app, tmp_
     summary = _json(runner, app, [str(path), "--sentences", "3"])["summary"]
     assert re.match(r"(?:Priya Raman|Dana Whitfield|Marcus Lee): \S", summary) and " AM" not in summary
     assert set(re.findall(r"^([A-Z][\w ]+): ", summary, re.MULTILINE)) <= {"Priya Raman", "Dana Whitfield", "Marcus Lee"}
+
+
+SCREENPLAY = """                              THE LOW WATER MARK
+
+                                 Written by
+                               Colm Ferriter
+
+FADE IN:
+
+EXT. KILBRANNAN HARBOUR - DAWN
+
+Nora Breheny walks the length of the pier, counting the boats
+under her breath, and stops at an empty mooring.
+
+                    NORA
+          Ah, Declan. What did you do with
+          your grandfather's boat?
+
+INT. GARDA STATION - DAY
+
+Sergeant Maguire stands over a nautical chart spread across two desks.
+
+                    AOIFE
+                (unimpressed)
+          Eleven miles to the island in that boat, and in a force six?
+
+                    MAGUIRE
+          His grandfather rowed it in a currach with two oars.
+
+Aoife picks up the phone and rings the lifeboat station at Malin Head.
+
+                    MAGUIRE (CONT'D)
+          Tell them to put the lifeboat on Inishcorr before the tide turns.
+"""
+
+
+def test_a_screenplay_is_read_as_dialogue_by_its_cues_and_action_by_no_one(runner, app, tmp_path):
+    """A character's cue names who says the indented lines under it ("NORA" as "Nora"); a paragraph of action is
+    said by no one, and a summary shows it on a line of its own, not under the last speaker's name; the title page,
+    scene headings and directions are no words of it."""
+    from lsgtool.documents.prose import is_screenplay, prose_sentences, readable, turns
+
+    assert is_screenplay(SCREENPLAY) and not is_screenplay(SCREENPLAY.replace("          ", ""))  # no indents
+    assert [turn.speaker for turn in turns(SCREENPLAY)] == [None, "Nora", None, "Aoife", "Maguire", None, "Maguire"]
+    shown = [readable(SCREENPLAY[a:b], spoken=True) for a, b in prose_sentences(SCREENPLAY)]
+    assert shown[:2] == ["Nora Breheny walks the length of the pier, counting the boats under her breath, and stops "
+                         "at an empty mooring.", "Declan."]  # a wrapped paragraph is one; "Ah" is a filler
+    assert "What did you do with your grandfather's boat?" in shown
+    assert not any(word in " ".join(shown) for word in ("Written", "FADE", "INT.", "unimpressed", "CONT"))
+    path = tmp_path / "screenplay.txt"
+    path.write_text(SCREENPLAY)
+    summary = _json(runner, app, [str(path), "--sentences", "4"])["summary"].splitlines()
+    for line in summary:  # action on a line of its own, speech under its speaker's name
+        acted = any(line.startswith(s) for s in ("Nora Breheny walks", "Sergeant Maguire stands", "Aoife picks"))
+        assert acted or re.match(r"(?:Nora|Aoife|Maguire): ", line), summary
+
+
+def test_a_line_said_by_no_one_after_a_speakers_begins_a_line_and_the_speaker_is_named_again():
+    from lsgtool.summarize.extractive import labelled
+
+    summary, starts = labelled(["Rolling back now.", "The pier is empty.", "Done."], ["Marcus", None, "Marcus"])
+    assert summary == "Marcus: Rolling back now.\nThe pier is empty.\nMarcus: Done."
+    assert [summary[k:k + 4] for k in starts] == ["Roll", "The ", "Done"]
+    assert labelled(["Intro.", "Yes."], [None, "Ann"])[0] == "Intro.\nAnn: Yes."
