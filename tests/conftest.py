@@ -1,9 +1,14 @@
 import os
+import signal
 
 import pytest
 
 # before anything imports huggingface_hub, which reads it once: tests never reach for the network
 os.environ["HF_HUB_OFFLINE"] = "1"
+# a suite started in the background of a non-interactive shell (`pytest &`) inherits SIGINT ignored, and so would the
+# commands it starts (an ignored signal stays ignored across exec): the Ctrl-C tests need Ctrl-C to do something
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 import torch  # noqa: E402
 import transformers as T  # noqa: E402
