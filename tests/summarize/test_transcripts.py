@@ -80,7 +80,7 @@ def test_a_speaker_is_named_where_the_speaker_changes():
     from lsgtool.summarize.extractive import labelled
 
     text, starts = labelled(["One.", "Two.", "Three.", "Four."], ["Ann", "Ann", "Bob", None])
-    assert text == "Ann: One. Two.\nBob: Three. Four."
+    assert text == "Ann: One. Two.\nBob: Three.\nFour."  # no one named (a caption's ">>", an action): not Bob's
     assert [text[a:a + len(t)] for a, t in zip(starts, ["One.", "Two.", "Three.", "Four."])] == \
         ["One.", "Two.", "Three.", "Four."]
     assert labelled(["One.", "Two."], [None, None]) == ("One. Two.", [0, 5])  # prose: joined by spaces
