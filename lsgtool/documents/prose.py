@@ -64,20 +64,21 @@ STAMP = r"\[?((?:\d{1,2}:)?\d{1,2}:\d{2})(?:[.,]\d+)?\]?"  # a time said before 
 # "Speaker: words", "Jane Doe -- Chief Financial Officer: words" (a name, its firm and its role, up to 60 characters)
 TURN = re.compile(rf"\s*(?:{STAMP}\s+)?([A-Z][\w.'’ —–-]{{0,60}}?)\s*(?:\({STAMP}\))?:\s+(?=\S)")
 TRANSCRIPT = 0.5  # the share of a text's lines that must be turns for each line to be read as one
-# a chat export's message header, on a line of its own above the message: "Priya Raman  9:02 AM" (Slack), "Priya
-# Raman — Today at 9:02 AM" (Discord), "[09:02] Priya Raman"
-CHAT_HEADER = re.compile(r"[ \t]*(?:\[?(\d{1,2}:\d{2}(?::\d{2})?(?: ?[AaPp]\.?[Mm]\.?)?)\]?[ \t]+)?"
-                         r"([A-Z][\w.'’ -]{0,40}?)(?:(?: {2,}|[ \t]+[—–-][ \t]+)(?:(?:Today|Yesterday) at )?"
-                         r"\[?(\d{1,2}:\d{2}(?::\d{2})?(?: ?[AaPp]\.?[Mm]\.?)?)\]?)?[ \t]*$")
-CHAT = 3  # message headers: the fewest for a text to be a chat
+# a chat export's message header, on a line of its own above the message's lines: "Priya Raman  9:02 AM" (Slack),
+# "Priya Raman — Today at 9:02 AM" (Discord)
+CHAT_HEADER = re.compile(r"[ \t]*([A-Z][\w.'’ -]{0,40}?)(?: {2,}|[ \t]+[—–-][ \t]+)(?:(?:Today|Yesterday) at )?"
+                         r"\d{1,2}:\d{2}(?::\d{2})?(?: ?[AaPp]\.?[Mm]\.?)?[ \t]*$")
+CHAT = 3  # message headers, each with a line of message under it: the fewest for a text to be a chat
 CHAT_SHARE = 0.1  # and the least share of its lines they are
-EMOJI = re.compile(r":(?=[\w+-]*[a-z])[a-z0-9_+-]{2,40}:")  # a chat's emoji shortcode: ":rotating_light:", ":+1:"
-# a screenplay: a scene heading ("INT. GARDA STATION - DAY"), a character's cue indented above what they say
-# ("                    NORA (CONT'D)"), an actor's direction under it ("(unimpressed)")
-SCENE = re.compile(r"[ \t]*(?:INT|EXT|INT\.?/EXT|I/E)\.?[ \t]+\S.*$|[ \t]*FADE IN:[ \t]*$")
-CUE = re.compile(r"[ \t]{8,}([A-Z][A-Z0-9 .'’-]{0,30}?)(?:[ \t]*\((?:CONT'D|CONT’D|CONT|V\.O\.|O\.S\.|O\.C\.)\))?[ \t]*$")
+# a chat's emoji shortcode, a word of its own: ":rotating_light:", ":+1:" (not "std::vector::push_back")
+EMOJI = re.compile(r"(?<!\S):(?=[\w+-]*[a-z])[a-z0-9_+-]{2,40}:(?!\S)")
+# a screenplay: a scene heading ("INT. GARDA STATION - DAY"), a character's cue indented above what they say, further
+# than its dialogue ("                    NORA (CONT'D)"), an actor's direction under it ("(unimpressed)")
+SCENE = re.compile(r"[ \t]*(?:INT|EXT|INT\.?/EXT|I/E)\.[ \t]+\S.*$")
+CUE = re.compile(r"([ \t]{8,})(?!(?:CHAPTER|ARTICLE|SECTION|PART|BOOK|ACT|SCENE|TITLE)\b|[IVXLC]+\.?[ \t]*$)"
+                 r"([A-Z][A-Z0-9 .'’-]{0,30}?)(?:[ \t]*\((?:CONT'D|CONT’D|CONT|V\.O\.|O\.S\.|O\.C\.)\))?[ \t]*$")
 DIRECTION = re.compile(r"[ \t]*\([^()]*\)[ \t]*$")
-CUES = 3  # the fewest cues a screenplay has, with a scene heading (or twice as many without)
+CUES = 3  # the fewest cues a screenplay has (and a scene heading)
 REACTIONS = re.compile(r"[ \t]*(?::[\w+-]+:[ \t]*\d+[ \t]*)+$")  # a message's emoji reactions: ":dart: 3  :100: 1"
 CUE_TIME = re.compile(r"\s*((?:\d{1,2}:)?\d{1,2}:\d{2})[.,]\d{3}\s+-->\s+(?:\d{1,2}:)?\d{1,2}:\d{2}[.,]\d{3}")
 VOICE = re.compile(r"<v(?:\.[\w-]+)*\s+([^>]+)>")
@@ -139,21 +140,30 @@ def is_transcript(text: str) -> bool:
 
 @lru_cache(maxsize=8)
 def is_screenplay(text: str) -> bool:
-    """Whether ``text`` is a screenplay: characters' cues above indented dialogue (``CUE``), at least ``CUES`` of
-    them with a scene heading (``SCENE``), or twice as many without."""
+    """Whether ``text`` is a screenplay: a scene heading (``SCENE``) and at least ``CUES`` characters' cues
+    (``_cue``) (a novel's centred "CHAPTER I" over "THE ARRIVAL" is none)."""
     lines = [line for _, _, line in _lines(text)]
-    cues = sum(1 for line, after in zip(lines, lines[1:]) if CUE.match(line) and after[:1] in " \t" and after.strip())
-    scenes = sum(1 for line in lines if SCENE.match(line))
-    return cues >= (CUES if scenes else 2 * CUES)
+    return any(SCENE.match(line) for line in lines) and \
+        sum(1 for k in range(len(lines) - 1) if _cue(lines[k], lines[k + 1])) >= CUES
+
+
+def _cue(line: str, after: str) -> str | None:
+    """The name a screenplay's cue ``line`` gives (``CUE``), as a name ("NORA" is "Nora"), where the line after it
+    is its dialogue, indented less than the cue and more than the action; else None."""
+    cue = CUE.match(line)
+    indent = len(after) - len(after.lstrip())
+    return cue.group(2).strip().title() if cue and after.strip() and 0 < indent < len(cue.group(1)) else None
 
 
 @lru_cache(maxsize=8)
 def is_chat(text: str) -> bool:
     """Whether ``text`` is a chat export: messages under headers that name who wrote them and when
-    (``CHAT_HEADER`` with a time, at least ``CHAT`` of them and ``CHAT_SHARE`` of its lines)."""
+    (``CHAT_HEADER``), at least ``CHAT`` of them with a line of message right under them (an agenda's "9:00
+    Welcome" lines follow one another), and ``CHAT_SHARE`` of its lines."""
     filled = [line for _, _, line in _lines(text) if line.strip()]
-    headers = sum(1 for line in filled if (found := CHAT_HEADER.match(line)) and (found.group(1) or found.group(3)))
-    return headers >= CHAT and headers >= CHAT_SHARE * len(filled)
+    headers = [CHAT_HEADER.match(line) is not None for line in filled]
+    answered = sum(1 for k, header in enumerate(headers[:-1]) if header and not headers[k + 1])
+    return answered >= CHAT and answered >= CHAT_SHARE * len(filled)
 
 
 @dataclass(frozen=True)
@@ -256,8 +266,8 @@ def _chat_lines(text: str) -> Iterator[tuple[int, int, str | None, None]]:
     for start, _, line in _lines(text):
         fence, code = fenced(fence, line)
         header = None if code else CHAT_HEADER.match(line)
-        if header and (header.group(1) or header.group(3)):
-            speaker = header.group(2).strip()
+        if header:
+            speaker = header.group(1).strip()
         elif line.strip() and not code and not REACTIONS.match(line):
             yield start + len(line) - len(line.lstrip()), start + len(line.rstrip()), speaker, None
 
@@ -271,11 +281,11 @@ def _screenplay_lines(text: str) -> Iterator[tuple[int, int, str | None, None]]:
     speaker: str | None = None  # the cue's, while its dialogue goes on
     after_blank = True
     for k, (start, _, line) in enumerate(lines[first:], first):
-        cue = CUE.match(line)
+        cue = _cue(line, lines[k + 1][2]) if k + 1 < len(lines) else None
         if not line.strip() or SCENE.match(line):
             speaker, after_blank = None, True
-        elif cue and k + 1 < len(lines) and lines[k + 1][2][:1] in " \t" and lines[k + 1][2].strip():
-            speaker = cue.group(1).strip().title()
+        elif cue:
+            speaker = cue
         elif not DIRECTION.match(line):
             yield (start + len(line) - len(line.lstrip()), start + len(line.rstrip()),
                    speaker if speaker else ("" if after_blank else None), None)
@@ -361,16 +371,25 @@ OWN_LINE = 40  # characters: a longer line is no such heading
 INID = re.compile(r"\(\d{2}\)\s")  # a patent's field code before its name: "(57) Abstract", "(54) Title"
 # a news story's dateline: "BAKERSFIELD, Calif., March 4, 2025 /PRNewswire/ --", "LONDON (Reuters) -", "PARIS, Jan. 3
 # (AP) —": where and when it was filed, not what happened (``readable`` leaves it out)
-DATELINE = (r"[A-Z][A-Z.'’-]+(?: [A-Z][A-Z.'’-]+)*(?:, [A-Z][\w.]*\.?(?: [A-Z][\w.]*)*)*(?:,? [A-Z][a-z]{2,8}\.? "
-            r"\d{1,2}(?:, \d{4})?)?(?: /[^/\n]{2,40}/| \([A-Z][\w. ]{1,30}\))?(?:\*\*|__)? ?(?:--|[-–—])(?=\s+[A-Z\"“])")
+# (a place in capitals and a date, a news agency or a wire, then a dash; not "HTTP - Hypertext ...", "UPDATE - ...")
+DATELINE = (r"(?!(?:NOTE|UPDATE|EDIT|WARNING|IMPORTANT|CAUTION)\b)[A-Z][A-Z.'’-]+(?: [A-Z][A-Z.'’-]+)*"
+            r"(?:(?:, [A-Z][\w.]*\.?(?: [A-Z][\w.]*)*)*,? [A-Z][a-z]{2,8}\.? \d{1,2}(?:, \d{4})?"
+            r"(?: \([A-Z][\w. ]{1,30}\))?(?: /[^/\n]{2,40}/)?|(?: \([A-Z][\w. ]{1,30}\))(?: /[^/\n]{2,40}/)?|"
+            r" /[^/\n]{2,40}/)(?:\*\*|__)? ?(?:--|[-–—])(?=\s+[A-Z\"“])")
 # a paragraph that opens with the author's summary of the whole: "TL;DR: ...", "In brief: ...", or a news story's
 # dateline (its lead paragraph says what happened: who, what, where, when)
-RUN_IN_OWN = re.compile(rf"(?:\*\*|__)?(?:(?i:tl;? ?dr|summary|in (?:brief|short)|bottom line)(?:\*\*|__)?\s*:(?:\*\*|__)?[ \t]+\S|"
-                        rf"{DATELINE})")
+RUN_IN_OWN = re.compile(rf"(?:\*\*|__)?(?:(?i:tl;? ?dr|summary|in (?:brief|short)|bottom line)(?:\*\*|__)?\s*:"
+                        rf"(?:\*\*|__)?[ \t]+\S|{DATELINE})")
+OWN_OPENING = 3  # paragraphs of prose: such a paragraph is among the document's first
 # a paragraph whose first sentence says what the document's subject is: "Lise Meitner (1878–1968) was an Austrian
 # physicist ...", "Amoxicillin is an antibiotic.": an encyclopedia's lead, a leaflet's or a product's first words
-DEFINES = re.compile(r"(?:the |an? )?(?P<subject>[^.!?\n,;:()\s]+(?: [^.!?\n,;:()\s]+){0,5}?)(?: \([^()\n]{1,120}\))?,? "
-                     r"(?:is|was|are|were) (?:an?|the|one of)\b")
+DEFINES = re.compile(r"(?:[Tt]he |[Aa]n? )?(?P<subject>[^.!?\n,;:()\s]+(?: [^.!?\n,;:()\s]+){0,5}?)"
+                     r"(?: \([^()\n]{1,120}\))?,? (?:is|was|are|were) (?:an?|the|one of)\b")
+# the subject is a name: each word with a capital ('Elise "Lise" Meitner', "Amoxicillin"), not a pronoun's or a
+# determiner's ("It was a cold morning", "This is a ...")
+NAMED = re.compile(r"(?!(?:It|This|That|These|Those|There|Here|He|She|We|They|I|You|One|Each|Every|Some|Many|Most|"
+                   r"All|Our|My|His|Her|Their|Its|Your|Such|Another|Other)\b)"
+                   r"[\"'“‘]?[A-Z][^ ]*(?: [\"'“‘]?[A-Z][^ ]*)*")
 DEFINES_PARAGRAPHS = 2  # the definition is in the first paragraphs of prose
 CITED = re.compile(r"(?:\[[^\]\n]{1,20}\])+$")  # a wiki's citation markers after a paragraph's last sentence
 TITLE_WORD = re.compile(r"[^\W\d_]{4,}")  # a word of the title the subject must hold: a name, not "the", "of", "2"
@@ -380,9 +399,10 @@ def own_summary(text: str, transcript: bool | None = None) -> tuple[int, int] | 
     """Where ``text``'s author summed it up, near its start (its first ``OWN_SHARE``, or ``OWN_CHARS``): under a
     line holding only a summary's heading (``OWN_SUMMARY``: Abstract, Summary, TL;DR, Executive summary, Overview; a
     ``#`` or ``##`` heading, or a plain line, even right after a list), to the next heading after it; else a
-    paragraph opening with one as a label ("TL;DR: ...") or with a news story's dateline (``RUN_IN_OWN``); else
-    the paragraph among the first ``DEFINES_PARAGRAPHS`` of prose whose first sentence says what the title's subject
-    is (``DEFINES``). None without any of these, or in spoken text."""
+    paragraph among its first ``OWN_OPENING`` of prose opening with one as a label ("TL;DR: ...") or with a news
+    story's dateline (``RUN_IN_OWN``); else the paragraph among the first ``DEFINES_PARAGRAPHS`` of prose, before
+    any section, whose first sentence says what the subject named in the title is (``DEFINES``, ``NAMED``; without a
+    title, any name). None without any of these, or in spoken text."""
     if turns(text, transcript):
         return None
     near = text[:max(int(OWN_SHARE * len(text)), OWN_CHARS)]
@@ -392,8 +412,9 @@ def own_summary(text: str, transcript: bool | None = None) -> tuple[int, int] | 
         if (_level(text, start) or 0) <= 2 and OWN_SUMMARY.fullmatch(heading_words(line)):
             after = [a for a in headings(text, transcript) if a > end]
             return start, after[0] if after else len(text)
-    prose = [found for found in PARAGRAPH.finditer(near) if _ends_prose(found.group().strip())
-             and not ATX.match(found.group()) and not ITEM.match(found.group()) and not QUOTE.match(found.group())]
+    prose = list(islice((found for found in PARAGRAPH.finditer(near) if _ends_prose(found.group().strip())
+                         and not ATX.match(found.group()) and not ITEM.match(found.group())
+                         and not QUOTE.match(found.group())), OWN_OPENING))
     for found in prose:
         if RUN_IN_OWN.match(found.group().lstrip()):
             return found.start(), found.end()
@@ -404,31 +425,36 @@ def own_summary(text: str, transcript: bool | None = None) -> tuple[int, int] | 
     for found in lead[:DEFINES_PARAGRAPHS]:
         defined = DEFINES.match(readable(found.group()))
         subject = defined.group("subject") if defined else ""
-        if subject and (title & set(TITLE_WORD.findall(subject.lower())) if title is not None else subject[0].isupper()):
-            return found.start(), found.end()  # without a title (a web page's is not in its text): a named subject
+        if NAMED.fullmatch(subject) and (title is None or title & set(TITLE_WORD.findall(subject.lower()))):
+            return found.start(), found.end()  # without a title (a web page's is not in its text): a name will do
     return None
 
 
 # sections that are no part of what a document says: its references, thanks and pointers elsewhere
 BACK_MATTER = re.compile(NUMBERED + r"(?:references|bibliography|works cited|"
                          r"literature cited|citations|acknowledge?ments?|further reading|external links|see also|"
-                         r"footnotes|endnotes|exercises|review questions|questions for discussion|"
-                         # a press release's boilerplate: who the company is, the lawyers' caveat, whom to call
-                         r"about (?:the authors?|us|the company|(?-i:[A-Z][\w&'’.-]*(?: [A-Z][\w&'’.-]*){0,4}))|"
-                         r"forward-looking statements?|safe harbou?r statement|(?:media|press|investor) contacts?|"
-                         r"contacts?|notes? to editors|disclaimer)[.:]?",
+                         r"footnotes|endnotes|exercises|review questions|questions for discussion)[.:]?",
                          re.IGNORECASE)
+
+
+# and, in a document's second half, a press release's boilerplate: who the company is, the lawyers' caveat, whom to
+# call (not "About This Guide" or "About Python" near the start, nor a book's chapter "About Time")
+CLOSING_MATTER = re.compile(NUMBERED + r"(?:about (?:the authors?|us|the company|(?-i:[A-Z][\w&'’.-]*(?: [A-Z]"
+                            r"[\w&'’.-]*){0,4}))|forward-looking statements?|safe harbou?r statement|(?:media|press|"
+                            r"investor) contacts?|contacts?|notes? to editors|disclaimer)[.:]?", re.IGNORECASE)
 
 
 def back_matter(text: str, transcript: bool | None = None) -> list[tuple[int, int]]:
     """Where ``text``'s back matter is (``BACK_MATTER``: References, Bibliography, Acknowledgements, External
-    links), each section from its heading to the next heading of its level or above (``## References`` holds its
-    ``### Papers``; a plain heading line has no level: to the next heading)."""
+    links; in its second half, ``CLOSING_MATTER``: About <Company>, Media contacts), each section from its heading
+    to the next heading of its level or above (``## References`` holds its ``### Papers``; a plain heading line has
+    no level: to the next heading)."""
     starts = headings(text, transcript)
     levels = [_level(text, a) for a in starts]
     found = []
     for k, (a, words) in enumerate(zip(starts, heading_texts(text, starts))):
-        if BACK_MATTER.fullmatch(words.strip()):
+        words = words.strip()
+        if BACK_MATTER.fullmatch(words) or (2 * a > len(text) and CLOSING_MATTER.fullmatch(words)):
             after = [b for b, level in zip(starts[k + 1:], levels[k + 1:]) if levels[k] is None or level is None
                      or level <= levels[k]]
             found.append((a, after[0] if after else len(text)))
@@ -808,8 +834,8 @@ LABELS = (r"(?:background|introduction|objectives?|aims?|purpose|methods?|design
           r"tl;? ?dr|summary|in (?:brief|short)|bottom line)\s*:")
 # a legal text's run-in heading: "(a) In General.--", "(1) ALGORITHMIC FEED.--"
 RUN_IN_HEADING = r"(?:\([a-z0-9]{1,4}\)\s*)*[A-Z][\w ,'’-]{0,50}\.(?:--|—)"
-LINKED = re.compile(rf"(?:(?:{LINKS}|{WRITTEN_LINKS}),|{CLAUSE}|{LABELS}|(?-i:{DATELINE}))\s+|(?-i:{RUN_IN_HEADING})\s*",
-                    re.IGNORECASE)
+LINKED = re.compile(rf"(?:(?:{LINKS}|{WRITTEN_LINKS}),|{CLAUSE}|{LABELS}|(?-i:{DATELINE}))\s+"
+                    rf"|(?-i:{RUN_IN_HEADING})\s*", re.IGNORECASE)
 LINKED_LEFT = 3  # the fewest words a sentence keeps after its links; else it is shown whole
 
 

@@ -65,16 +65,16 @@ def decode(data: bytes, name: str) -> str:
         raise DocumentError(f"'{name}' is JSON data, not prose: its keys and quotes would be read as sentences.",
                             f"a JSON or JSON Lines file of documents is read with --dataset {name} --text-column "
                             f"COLUMN; else pass the text itself as a {kinds_said()} file.")
-    if LATEX.search(text[:LATEX_CHARS]):
+    if name.lower().endswith((".tex", ".latex", ".ltx")) or LATEX.match(text):
         raise DocumentError(f"'{name}' is LaTeX source: its text is in markup lsgtool does not read (commands, "
                             "macros, environments).", f"pass the PDF it builds, or convert it first, e.g. `pandoc "
                             f"{name} -o {Path(name).stem}.md`.")
     return " " + text[1:] if text.startswith("\ufeff") else text
 
 
-# LaTeX source: a document class or the document's body (a .tex file, whatever its name)
-LATEX = re.compile(r"^[ \t]*\\(?:documentclass|begin\{document\})", re.MULTILINE)
-LATEX_CHARS = 20000  # where a preamble is
+# LaTeX source (whatever its name): its first line, past blank lines and % comments, sets the document class or
+# begins the document (not a Markdown guide that shows \documentclass in a code block)
+LATEX = re.compile(r"(?:[ \t]*(?:%[^\n]*)?\r?\n)*[ \t]*\\(?:documentclass|begin\{document\})")
 
 
 def _is_json(text: str) -> bool:

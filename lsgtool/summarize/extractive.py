@@ -140,6 +140,9 @@ NUMBERS = 0.4
 NUMBER = re.compile(r"^[(\[]?[-+±]?[\d.,:/%]*\d[\d.,:/%]*[)\]]?[.,;:]?$")
 
 
+LEADS_IN = (":", "--", "—", "–")  # how a sentence that introduces what follows it ends
+
+
 def worth_showing(shown: str, span: str) -> bool:
     """Whether a sentence (``shown``, as the summary would show it; ``span``, as written) reads as something said,
     on its own: not one that ends on a colon or a dash (a bill's "... an operator shall by default--": what it
@@ -158,7 +161,7 @@ def worth_showing(shown: str, span: str) -> bool:
     item = ITEM.match(span)  # a list item that goes on, or goes on from, a sentence begun above it
     going = item and (GOES_ON.search(shown) or span[item.end():item.end() + 1].islower())
     image = IMAGE.search(span) or ("](" in span and span.count("]") > span.count("["))  # (a piece of) a caption
-    return not (shown.rstrip().endswith((":", "--", "—", "–")) or going or (pointing and len(words) <= POINTER_WORDS)
+    return not (shown.rstrip().endswith(LEADS_IN) or going or (pointing and len(words) <= POINTER_WORDS)
                 or CAPTION.match(shown) or listed or symbols or furniture or row or image or _cited(shown)
                 or (MOTION.match(shown) is not None and len(words) <= MOTION_WORDS))
 
@@ -307,8 +310,9 @@ class Extractive:
         nothing, else the best that fits, else the shortest); indices in document order. A sentence whose words
         are those of one picked already, or inside it, or that holds it (``sentences``, ``_repeats``: repeated
         boilerplate, a quote, a document pasted twice) is not picked; one with a sentence ``after`` which it is
-        read (``ANAPHOR``: the one before it; a question in talk: its answer) only once that one is picked, unless no
-        other can be."""
+        read (``ANAPHOR``: the one before it) only once that one is picked, unless no other can be; one read after
+        a sentence that follows it (a question in talk: its answer) never without that one, unless nothing else
+        can be picked at all."""
         budget = self.budget if budget is None and count is None else budget or 10**12
         fitting = [i for i in range(len(lengths)) if lengths[i] <= budget]
         near = [i for i in range(len(lengths)) if eligible[i] and lengths[i] < 2 * budget] if nearest else []
@@ -317,10 +321,10 @@ class Extractive:
         pool = set(candidates)  # held until the sentence it is read after is picked, when it can be
         waiting: dict[int, list[int]] = {}
         for i in candidates:
-            if after and after[i] is not None and after[i] in pool:
+            if after and after[i] is not None and (after[i] in pool or after[i] > i):  # no question without answer
                 waiting.setdefault(after[i], []).append(i)
         held = {i for group in waiting.values() for i in group}
-        candidates = [i for i in candidates if i not in held] or sorted(held)
+        candidates = [i for i in candidates if i not in held] or sorted(i for i in held if after[i] < i) or sorted(held)
         held = held.difference(candidates)
         picked: list[int] = []
         used = 0

@@ -30,6 +30,9 @@ class Job:
     read: Callable[[], Document]
 
 
+OTHER_KINDS = 6  # the kinds of a folder's other files a note names, the commonest first
+
+
 def _stem(path: Path, taken: set[str]) -> str:
     """The name results are called by: the file's name less a document suffix it has (``Apache-2.0`` stays whole)."""
     base = path.stem if supported(path) else path.name
@@ -71,11 +74,14 @@ def files(inputs: list[str], references: Path | None = None, transcript: bool | 
             if not found:
                 raise UsageError(f"folder '{path}' holds no {kinds_said()} file.",
                                  "pass files, or a folder with some in it.")
-            others = Counter(p.suffix.lower() or p.name for p in path.rglob("*") if p.is_file() and not supported(p)
-                             and not p.name.startswith((".", "~$")) and p.suffix.lower() != ".ref")  # references
+            others = Counter(p.suffix.lower() or "no suffix" for p in path.rglob("*") if p.is_file()
+                             and not supported(p) and p.suffix.lower() != ".ref"  # reference summaries
+                             and not any(part.startswith((".", "~$")) for part in p.relative_to(path).parts))
             if others:
-                note(f"'{path}': {sum(others.values())} file(s) of other kinds not read ("
-                     + ", ".join(f"{kind} {n}" for kind, n in sorted(others.items())) + f"; read: {kinds_said()})")
+                kinds = [f"{kind} {n}" for kind, n in others.most_common(OTHER_KINDS)]
+                more = f", {len(others) - OTHER_KINDS} more kinds" if len(others) > OTHER_KINDS else ""
+                note(f"'{path}': {sum(others.values())} file(s) of other kinds not read ({', '.join(kinds)}{more}; "
+                     f"read: {kinds_said()})")
             found = [p for p in found if first(p)]
             placed += [(str(p), p.relative_to(path)) for p in found]
             jobs += [_job(p, p.relative_to(path), _stem(p, taken), references, transcript) for p in found]

@@ -124,8 +124,11 @@ def test_readable_removes_markup_and_keeps_words(raw, shown):
     ("**TL;DR:** never lock a busy table.", "Never lock a busy table."),
     ("**BAKERSFIELD, Calif., March 4, 2025 /PRNewswire/** -- Northwind broke ground.", "Northwind broke ground."),
     ("LONDON (Reuters) - Britain's economy grew.", "Britain's economy grew."),
-    ("WASHINGTON — The Senate voted on Tuesday.", "The Senate voted on Tuesday."),
+    ("WASHINGTON, March 3 — The Senate voted on Tuesday.", "The Senate voted on Tuesday."),
     ("NASA - the agency said so.", "NASA - the agency said so."),  # no capital after the dash: no dateline
+    # a glossary's term, a note: no date, agency or wire
+    ("HTTP - Hypertext Transfer Protocol carries the web.", "HTTP - Hypertext Transfer Protocol carries the web."),
+    ("UPDATE, March 3 - The post was edited since.", "UPDATE, March 3 - The post was edited since."),
     ("Results of the trial: all passed.", "Results of the trial: all passed."),  # no label alone before its colon
     ("(a) In General.--Beginning in 2026, an operator shall verify ages.", "Beginning in 2026, an operator shall "
      "verify ages."),  # a bill's run-in heading
@@ -554,6 +557,13 @@ def test_the_authors_own_summary_is_a_summary_heading_near_the_start_and_referen
     ("# Amoxicillin capsules\n\nThe pharmacist is the one to ask.\n\n## Dose\n\nTake one.\n", None),
     ("Marking a function as unsafe in this crate is one of the protections.\n\nMore.\n", None),
     ("# Tools\n\nSummary:\n\n* Add a flag\n\n## Design\n\nWords.\n", "Summary:\n\n* Add a flag"),  # a heading line
+    # nor the opening of a story without a title, of one whose title's word is only a common noun, nor a summing-up
+    # further in than the opening paragraphs
+    ("It was a cold morning in March when the coach came.\n\nMore words.\n", None),
+    ("# The Old Mill\n\nThe mill was the last building in the valley.\n\nMore words.\n", None),
+    ("Intro words here.\n\n" + "Body words here.\n\n" * 10 + "In short: the pay was bad.\n\nMore.\n", None),
+    ("The Eiffel Tower is a wrought-iron tower in Paris.\n\nMore words.\n",
+     "The Eiffel Tower is a wrought-iron tower in Paris."),  # a name, with its article
 ])
 def test_a_run_in_tldr_a_news_lead_and_a_first_paragraph_defining_the_subject_are_the_authors_summary(text, own):
     from lsgtool.documents.prose import back_matter, own_summary
@@ -562,6 +572,8 @@ def test_a_run_in_tldr_a_news_lead_and_a_first_paragraph_defining_the_subject_ar
     assert (text[found[0]:found[1]].strip() if found else None) == own
     assert [text[a:b].split("\n")[0] for a, b in back_matter(text)] == (
         ["### About Northwind Energy"] if "About" in text else [])  # a press release's boilerplate
+    guide = "# Python\n\n## About Python\n\nPython is a language.\n\n## Syntax\n\n" + "Words of the guide.\n\n" * 9
+    assert back_matter(guide) == []  # "About ..." near the start is what the document is about
 
 
 def test_a_wikis_citation_markers_end_no_sentence_and_are_not_shown():

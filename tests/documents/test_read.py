@@ -287,7 +287,8 @@ def test_files_without_text_are_refused_naming_them(data, suffix, message):
 
 
 @pytest.mark.parametrize("text", ["[Intro] The parser is fast. It reads [a] file.", "{braces} around words.",
-                                  "The \\section command is LaTeX's, as this sentence says."])
+                                  "The \\section command is LaTeX's, as this sentence says.",
+                                  "# A LaTeX guide\n\nStart with:\n\n```latex\n\\documentclass{article}\n```"])
 def test_text_that_only_looks_like_json_or_latex_is_read(text):
     assert read_bytes(text.encode(), "notes.txt", ".txt").text.strip() == text
 

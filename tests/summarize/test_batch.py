@@ -211,15 +211,17 @@ def test_results_keep_a_name_whose_dot_is_not_a_document_suffix(tmp_path):
 
 def test_a_folders_files_of_other_kinds_are_named_in_a_note_not_skipped_silently(tmp_path):
     """A folder's ``paper.tex`` or ``data.csv`` is not read (it would be if named): a note says how many of each kind
-    were left; reference summaries (``.ref``) and hidden files are not counted."""
+    were left; reference summaries (``.ref``) and hidden files and folders (``.git``) are not counted."""
     from lsgtool.summarize.inputs import files
 
-    for name in ("a.txt", "paper.tex", "data.csv", "more.csv", "a.ref", ".hidden"):
+    (tmp_path / ".git" / "objects").mkdir(parents=True)
+    for name in ("a.txt", "paper.tex", "data.csv", "more.csv", "a.ref", ".hidden", "Makefile", ".git/HEAD",
+                 ".git/objects/0a1b2c"):
         (tmp_path / name).write_text("One sentence here. Another one there.\n")
     notes: list[str] = []
     assert [job.stem for job in files([str(tmp_path)], note=notes.append)] == ["a"]
-    assert len(notes) == 1 and "3 file(s) of other kinds not read (.csv 2, .tex 1;" in notes[0]
-    for name in ("paper.tex", "data.csv", "more.csv"):
+    assert len(notes) == 1 and "4 file(s) of other kinds not read (.csv 2, no suffix 1, .tex 1;" in notes[0]
+    for name in ("paper.tex", "data.csv", "more.csv", "Makefile"):
         (tmp_path / name).unlink()
     notes.clear()
     files([str(tmp_path)], note=notes.append)

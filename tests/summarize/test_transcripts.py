@@ -263,6 +263,8 @@ def test_a_chat_export_is_read_as_turns_by_its_message_headers(runner, app, tmp_
     from lsgtool.documents.prose import is_chat, prose_sentences, readable, turns
 
     assert is_chat(CHAT) and not is_chat(CHAT.replace("  9:", " at 9:"))  # no header: prose
+    agenda = "Agenda\n\n9:00 Welcome\nAnn Lee  9:15\nBen Ray  10:00\nCoffee  10:30\nLunch  12:00\n\nNotes follow.\n"
+    assert not is_chat(agenda) and not is_chat("Show notes\n\n00:00 Intro\n02:15 Why Rust\n10:40 Async\n")
     assert [turn.speaker for turn in turns(CHAT)] == [None, "Priya Raman", "Dana Whitfield", "Priya Raman",
                                                       "Dana Whitfield", "Marcus Lee"]
     shown = [readable(CHAT[a:b], spoken=True) for a, b in prose_sentences(CHAT)]
@@ -270,11 +272,13 @@ def test_a_chat_export_is_read_as_turns_by_its_message_headers(runner, app, tmp_
     assert "So requests are queueing for a connection for six seconds" in shown  # its own line: its own sentence
     assert "Declaring an incident." in shown  # the emoji shortcode is not shown
     assert not any("pool_active" in s or ":dart:" in s or "9:08" in s for s in shown)
+    assert readable("We call std::vector::push_back here :tada:", spoken=True) == "We call std::vector::push_back here"
     path = tmp_path / "incident.txt"
     path.write_text(CHAT)
     summary = _json(runner, app, [str(path), "--sentences", "3"])["summary"]
     assert re.match(r"(?:Priya Raman|Dana Whitfield|Marcus Lee): \S", summary) and " AM" not in summary
-    assert set(re.findall(r"^([A-Z][\w ]+): ", summary, re.MULTILINE)) <= {"Priya Raman", "Dana Whitfield", "Marcus Lee"}
+    named = set(re.findall(r"^([A-Z][\w ]+): ", summary, re.MULTILINE))
+    assert named <= {"Priya Raman", "Dana Whitfield", "Marcus Lee"}
 
 
 SCREENPLAY = """                              THE LOW WATER MARK
@@ -318,6 +322,9 @@ def test_a_screenplay_is_read_as_dialogue_by_its_cues_and_action_by_no_one(runne
     from lsgtool.documents.prose import is_screenplay, prose_sentences, readable, turns
 
     assert is_screenplay(SCREENPLAY) and not is_screenplay(SCREENPLAY.replace("          ", ""))  # no indents
+    novel = "".join(f"{' ' * 20}CHAPTER {n}\n{' ' * 16}THE ARRIVAL\n\nIt was a cold morning.\n\n"
+                    for n in "I II III IV".split())
+    assert not is_screenplay(novel) and not is_screenplay("EXT. HARBOUR - DAWN\n\n" + novel)  # centred headings
     assert [turn.speaker for turn in turns(SCREENPLAY)] == [None, "Nora", None, "Aoife", "Maguire", None, "Maguire"]
     shown = [readable(SCREENPLAY[a:b], spoken=True) for a, b in prose_sentences(SCREENPLAY)]
     assert shown[:2] == ["Nora Breheny walks the length of the pier, counting the boats under her breath, and stops "
