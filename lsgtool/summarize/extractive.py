@@ -520,7 +520,7 @@ class Extractive:
             [len(s.split()) + len(((turn and turn.speaker) or "").split()) for s, turn in zip(sentences, said)]
         picked = self.pick(embeddings, sizes, eligible, score, budget if words is None else words, count,
                            nearest=words is not None, sentences=sentences,
-                           after=None if units is not None else read_after(sentences, spoken))
+                           after=None if units is not None else read_after(sentences, spoken, text, spans))
         texts = [_marked(sentences[i], pieces.get(i), i - 1 in picked, i + 1 in picked) for i in picked]
         relevance = None if similarity is None else float(similarity.max())
         summary, starts = labelled(texts, [said[i] and said[i].speaker for i in picked])
@@ -529,14 +529,38 @@ class Extractive:
                       starts)
 
 
-def read_after(sentences: list[str], spoken: bool) -> list[int | None]:
+def read_after(sentences: list[str], spoken: bool, text: str = "",
+               spans: list[tuple[int, int]] | None = None) -> list[int | None]:
     """The sentence each one is read after, where it has one (``Extractive.pick`` holds it until that one is
-    picked): in prose, one that opens by pointing back (``ANAPHOR``) after the one before it; in talk, a question
-    (``QUESTION``) after its answer, the sentence after it (``sentences`` makes it eligible only where that is
-    someone else's)."""
+    picked): in prose, one that opens by pointing back (``ANAPHOR``), or goes on with a quotation an earlier
+    sentence of its paragraph opened and does not say who speaks (``_quoting``: "Northwind listened to residents."
+    after '"We heard them," said Ferreira.'), after the one before it; in talk, a question (``QUESTION``) after its
+    answer, the sentence after it (``sentences`` makes it eligible only where that is someone else's)."""
     if spoken:
         return [i + 1 if QUESTION.search(s) else None for i, s in enumerate(sentences)]
-    return [i - 1 if i > 0 and ANAPHOR.match(s) else None for i, s in enumerate(sentences)]
+    going = _quoting(text, spans) if spans else [False] * len(sentences)
+    return [i - 1 if i > 0 and (ANAPHOR.match(s) or (going[i] and not SAYS.search(s))) else None
+            for i, s in enumerate(sentences)]
+
+
+SAYS = re.compile(r"\b(?:said|says|say|asked|asks|told|tells|replied|added|according to|wrote|writes)\b",
+                  re.IGNORECASE)  # a sentence that says who speaks
+
+
+def _quoting(text: str, spans: list[tuple[int, int]]) -> list[bool]:
+    """Whether each of the sentences at ``spans`` goes on with someone's words: it begins inside a quotation opened
+    before it in its paragraph (more “ than ” before it, or an odd number of straight double quotes), or opens one
+    right after a sentence of the paragraph that quoted someone and said who ('"This is a big deal," Ferreira said.
+    "These are good jobs."')."""
+    out = []
+    for k, (a, _) in enumerate(spans):
+        start = text.rfind("\n\n", 0, a) + 1
+        before = text[start:a]
+        inside = before.count("“") > before.count("”") or before.count('"') % 2 == 1
+        previous = text[spans[k - 1][0]:spans[k - 1][1]] if k and spans[k - 1][0] >= start else ""
+        out.append(inside or (text[a:a + 1] in '"“' and SAYS.search(previous) is not None and
+                              any(mark in previous for mark in '"“”')))
+    return out
 
 
 def _marked(sentence: str, cut: tuple[bool, bool] | None, before: bool, after: bool) -> str:

@@ -506,6 +506,27 @@ def test_a_sentence_pointing_back_is_picked_only_after_the_sentence_it_points_to
     assert asked == [[None, 0], [None] * 6]  # in talk only a question waits (for its answer)
 
 
+def test_a_quotations_later_sentences_are_read_after_the_one_that_says_who_speaks():
+    """'"These are good jobs." ... "Northwind listened to residents."' alone loses who said it: a sentence that goes on
+    with a quotation (inside it, or opening it right after the sentence naming the speaker) is read after the
+    sentence before it, unless it says who speaks itself; a new paragraph starts over."""
+    from lsgtool.documents.prose import prose_sentences, readable
+    from lsgtool.summarize.extractive import read_after
+
+    text = ('The county expects new tax revenue from the plant.\n\n"This is a big deal for the county," Ferreira '
+            'said. "These are good-paying jobs for our valley. Northwind listened to residents about the dust."\n\n'
+            '"We will build it by spring," the chief executive said. It was the first such plant.\n\n'
+            '"Nobody asked us," one farmer said in the meeting.\n\n“Curly quotes too,” she said. “They count.”\n')
+    spans = prose_sentences(text)
+    sentences = [readable(text[a:b]) for a, b in spans]
+    assert read_after(sentences, False, text, spans) == [None, None, 1, 2, None, None, None, None, 7]
+    assert read_after(sentences, False) == [None] * 9  # without the text: only pointing back
+    bare = text.replace('"', "").replace("“", "").replace("”", "")
+    spans = prose_sentences(bare)
+    assert read_after([readable(bare[a:b]) for a, b in spans], False, bare, spans) == [None, 0, 1] + [None] * 6
+    # no quotation: only "This is ..." and "These are ..." point back
+
+
 def test_a_papers_abstract_comes_first_and_its_references_never(runner, app, tmp_path):
     """A reader asking for a summary of a paper wants its abstract; a bibliography entry ("Longt5: Efficient
     text-to-text transformer for long sequences.") is no sentence of it."""
