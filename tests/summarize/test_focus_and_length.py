@@ -516,7 +516,8 @@ def test_a_quotations_later_sentences_are_read_after_the_one_that_says_who_speak
     text = ('The county expects new tax revenue from the plant.\n\n"This is a big deal for the county," Ferreira '
             'said. "These are good-paying jobs for our valley. Northwind listened to residents about the dust."\n\n'
             '"We will build it by spring," the chief executive said. It was the first such plant.\n\n'
-            '"Nobody asked us," one farmer said in the meeting.\n\n“Curly quotes too,” she said. “They count.”\n')
+            '"Nobody asked us," one farmer said in the meeting.\n\n'
+            '“Curly quotes too,” she said. “They count.”\n')
     spans = prose_sentences(text)
     sentences = [readable(text[a:b]) for a, b in spans]
     assert read_after(sentences, False, text, spans) == [None, None, 1, 2, None, None, None, None, 7]
