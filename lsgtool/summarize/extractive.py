@@ -548,18 +548,22 @@ SAYS = re.compile(r"\b(?:said|says|say|asked|asks|told|tells|replied|added|accor
 
 
 def _quoting(text: str, spans: list[tuple[int, int]]) -> list[bool]:
-    """Whether each of the sentences at ``spans`` goes on with someone's words: it begins inside a quotation opened
-    before it in its paragraph (more “ than ” before it, or an odd number of straight double quotes), or opens one
-    right after a sentence of the paragraph that quoted someone and said who ('"This is a big deal," Ferreira said.
-    "These are good jobs."')."""
-    out = []
-    for k, (a, _) in enumerate(spans):
-        start = text.rfind("\n\n", 0, a) + 1
-        before = text[start:a]
-        inside = before.count("“") > before.count("”") or before.count('"') % 2 == 1
-        previous = text[spans[k - 1][0]:spans[k - 1][1]] if k and spans[k - 1][0] >= start else ""
-        out.append(inside or (text[a:a + 1] in '"“' and SAYS.search(previous) is not None and
-                              any(mark in previous for mark in '"“”')))
+    """Whether each of the sentences at ``spans`` (in order) goes on with someone's words: it begins inside a
+    quotation opened before it in its paragraph (more “ than ” before it, or an odd number of straight double
+    quotes), or opens one right after a sentence of the paragraph that quoted someone and said who ('"This is a big
+    deal," Ferreira said. "These are good jobs."'). The text is read once (a book without blank lines is one
+    paragraph)."""
+    out, curly, straight, at, previous = [], 0, 0, 0, ""
+    for a, b in spans:
+        gap = text[at:a]
+        cut = gap.rfind("\n\n")
+        if cut >= 0:  # a new paragraph: its quotations start over
+            curly, straight, previous, gap = 0, 0, "", gap[cut:]
+        curly += gap.count("“") - gap.count("”")
+        straight += gap.count('"')
+        out.append(curly > 0 or straight % 2 == 1 or (text[a:a + 1] in '"“' and SAYS.search(previous) is not None
+                                                         and any(mark in previous for mark in '"“”')))
+        previous, at = text[a:b], a
     return out
 
 
