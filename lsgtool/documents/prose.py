@@ -378,7 +378,8 @@ DATELINE = (r"(?!(?:NOTE|UPDATE|EDIT|WARNING|IMPORTANT|CAUTION)\b)[A-Z][A-Z.'’
             r" /[^/\n]{2,40}/)(?:\*\*|__)? ?(?:--|[-–—])(?=\s+[A-Z\"“])")
 # a paragraph that opens with the author's summary of the whole: "TL;DR: ...", "In brief: ...", or a news story's
 # dateline (its lead paragraph says what happened: who, what, where, when)
-RUN_IN_OWN = re.compile(rf"(?:\*\*|__)?(?:(?i:tl;? ?dr|summary|in (?:brief|short)|bottom line)(?:\*\*|__)?\s*:"
+OWN_LABEL = r"tl;? ?dr|summary|in (?:brief|short)|bottom line"  # a run-in label over the author's own summary
+RUN_IN_OWN = re.compile(rf"(?:\*\*|__)?(?:(?i:{OWN_LABEL})(?:\*\*|__)?\s*:"
                         rf"(?:\*\*|__)?[ \t]+\S|{DATELINE})")
 OWN_OPENING = 3  # paragraphs of prose: such a paragraph is among the document's first
 # a paragraph whose first sentence says what the document's subject is: "Lise Meitner (1878–1968) was an Austrian
@@ -831,7 +832,7 @@ SAID_LINKED = re.compile(rf"(?:(?:{LINKS}),|{CLAUSE})\s+", re.IGNORECASE)
 # "TL;DR:"
 LABELS = (r"(?:background|introduction|objectives?|aims?|purpose|methods?|design|setting|participants|results?|"
           r"findings|conclusions?|discussion|interpretation|case (?:presentation|report|description)|"
-          r"tl;? ?dr|summary|in (?:brief|short)|bottom line)\s*:")
+          rf"{OWN_LABEL})\s*:")
 # a legal text's run-in heading: "(a) In General.--", "(1) ALGORITHMIC FEED.--"
 RUN_IN_HEADING = r"(?:\([a-z0-9]{1,4}\)\s*)*[A-Z][\w ,'’-]{0,50}\.(?:--|—)"
 LINKED = re.compile(rf"(?:(?:{LINKS}|{WRITTEN_LINKS}),|{CLAUSE}|{LABELS}|(?-i:{DATELINE}))\s+"

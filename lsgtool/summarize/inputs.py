@@ -68,14 +68,15 @@ def files(inputs: list[str], references: Path | None = None, transcript: bool | 
             continue
         path = Path(given).expanduser()
         if path.is_dir():
-            found = sorted(p for p in path.rglob("*") if p.is_file() and supported(p)
+            every = [p for p in path.rglob("*") if p.is_file()]  # the folder walked once
+            found = sorted(p for p in every if supported(p)
                            and not p.name.startswith((".", "~$"))  # hidden, or an Office lock file ("~$report.docx")
                            and not (p.suffix.lower() in PAGES and written_by_lsgtool(p)))  # pages we wrote
             if not found:
                 raise UsageError(f"folder '{path}' holds no {kinds_said()} file.",
                                  "pass files, or a folder with some in it.")
-            others = Counter(p.suffix.lower() or "no suffix" for p in path.rglob("*") if p.is_file()
-                             and not supported(p) and p.suffix.lower() != ".ref"  # reference summaries
+            others = Counter(p.suffix.lower() or "no suffix" for p in every
+                             if not supported(p) and p.suffix.lower() != ".ref"  # reference summaries
                              and not any(part.startswith((".", "~$")) for part in p.relative_to(path).parts))
             if others:
                 kinds = [f"{kind} {n}" for kind, n in others.most_common(OTHER_KINDS)]
