@@ -8,6 +8,7 @@ import re
 import sys
 import traceback
 from contextvars import ContextVar
+from enum import Enum
 from pathlib import Path
 from typing import Annotated, Any, Callable, Optional
 
@@ -83,6 +84,19 @@ def _from_config(exc: LsgtoolError, ctx) -> LsgtoolError:
     return exc
 
 
+def _as_choice(ctx, option: str) -> str | None:
+    """``--format html`` for an unknown ``--html`` where an option of the command takes ``html`` among its
+    choices (the first such option); None where none does."""
+    value = (option or "").lstrip("-").lower()
+    for param in ctx.command.params if value else ():
+        kind = getattr(getattr(param, "type_descriptor", None), "annotation", None)  # typer 0.29's, else click's
+        choices = [str(getattr(c, "value", c)) for c in kind] if isinstance(kind, type) and issubclass(kind, Enum) \
+            else getattr(getattr(param, "type", None), "choices", None) or ()
+        if param.opts and value in (str(c).lower() for c in choices):
+            return f"{param.opts[0]} {value}"
+    return None
+
+
 def _click_error(exc: typer.TyperException) -> LsgtoolError:
     """A click parsing error (missing argument, unknown option or command, unparseable value) as Error/Hint.
 
@@ -100,7 +114,10 @@ def _click_error(exc: typer.TyperException) -> LsgtoolError:
         message += "."
     if ctx is None:
         return UsageError(message, "see `lsgtool --help`.")
-    if unknown_option and exc.possibilities:
+    chosen = _as_choice(ctx, getattr(exc, "option_name", "")) if unknown_option else None
+    if chosen:  # --html where --format html is meant
+        hint = f"did you mean {chosen}? See `{ctx.command_path} --help`."
+    elif unknown_option and exc.possibilities:
         hint = f"did you mean {' or '.join(sorted(exc.possibilities))}? See `{ctx.command_path} --help`."
     elif isinstance(ctx.command, TyperGroup) and "command" in message:
         hint = f"commands: {', '.join(ctx.command.list_commands(ctx))}."
