@@ -110,6 +110,12 @@ def test_parsing_mistakes_get_the_house_error_lines(app, runner, args, error, hi
     assert "╭" not in result.stderr and "Traceback" not in result.stderr
 
 
+@pytest.mark.parametrize("command", ["convert", "finetune", "inspect-kernels", "profile", "summarize"])
+def test_every_out_option_is_also_o(app, command):
+    out = [p for p in typer.main.get_command(app).commands[command].params if p.name == "out"]
+    assert len(out) == 1 and set(out[0].opts) == {"--out", "-o"}
+
+
 def test_unknown_command_names_the_plugin_variable_when_it_is_set(app, runner, monkeypatch):
     monkeypatch.setenv("LSGTOOL_LOAD_PLUGINS", "nosuchplugin")
     result = runner.invoke(app, ["doctor"])

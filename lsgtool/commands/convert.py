@@ -18,7 +18,7 @@ def convert_command(
         metavar="MODEL", show_default=False,
         help="Local folder, Hugging Face Hub id, or preset name (e.g. minilm) of the model to convert; "
              "asked for on a terminal when left out.")] = None,
-    out: Annotated[Optional[Path], typer.Option(help="Output folder (default: ./<model>-lsg-<max-length>).")] = None,
+    out: Annotated[Optional[Path], typer.Option("--out", "-o", help="Output folder (default: ./<model>-lsg-<max-length>).")] = None,
     max_length: Annotated[int, typer.Option(help="New maximum sequence length.", min=1)] = 4096,
     block: Annotated[int, typer.Option(help="Local block size S.", min=1)] = 128,
     sparse_block: Annotated[Optional[int], typer.Option(help="Sparse tokens per side (default: --block; --sparse none for no sparse "

@@ -25,7 +25,7 @@ def finetune_command(
     label_column: Annotated[Optional[str], typer.Option(help="Label column (classification).", show_default="label")] = None,
     summary_column: Annotated[Optional[str], typer.Option(help="Target column (seq2seq, extractive).",
                                                             show_default="summary")] = None,
-    out: Annotated[Optional[Path], typer.Option(help="Run folder: final model, metrics, curves, checkpoints.",
+    out: Annotated[Optional[Path], typer.Option("--out", "-o", help="Run folder: final model, metrics, curves, checkpoints.",
                                                 show_default="./finetune-<task>")] = None,
     config: Annotated[Optional[Path], typer.Option("--config", help="A TOML file with any option (\\[train] lr = 8e-5).")] = None,
     sets: Annotated[Optional[list[str]], typer.Option("--set", help="Override one key: --set train.lr=5e-4 (repeatable).")] = None,

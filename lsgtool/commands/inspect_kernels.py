@@ -52,7 +52,7 @@ def inspect_kernels_command(
     vs_init: Annotated[bool, typer.Option(
         "--vs-init", help="ssm: put the model beside a random-weight model of the same config.")] = False,
     device: Annotated[Device, typer.Option(help="ops: cpu or cuda.")] = Device.cpu,
-    out: Annotated[Path, typer.Option(help="Folder for the PNGs and JSON (replaced on the next run).")] = Path("kernels-out"),
+    out: Annotated[Path, typer.Option("--out", "-o", help="Folder for the PNGs and JSON (replaced on the next run).")] = Path("kernels-out"),
     plots: Annotated[bool, typer.Option(help="Draw the PNGs (needs matplotlib: pip install 'lsgtool\\[plot]').")] = True,
     as_json: JsonOption = False,
 ) -> None:

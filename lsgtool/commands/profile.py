@@ -64,7 +64,7 @@ def profile_command(
                             "(one timed run per probe).")] = False,
     baseline: Annotated[Optional[str], typer.Option(
         help="Variant the ratios and crossovers compare with.", show_default="full")] = None,
-    out: Annotated[Path, typer.Option(help="Folder for results.json, results.csv and the PNG plots (replaced on the "
+    out: Annotated[Path, typer.Option("--out", "-o", help="Folder for results.json, results.csv and the PNG plots (replaced on the "
                                            "next run; a folder profile did not write is refused).")] = Path("profile-out"),
     plots: Annotated[bool, typer.Option(help="Draw time.png and memory.png (needs matplotlib: pip install 'lsgtool\\[plot]').")] = True,
     quick: Annotated[bool, typer.Option(help="A small, fast run (under a minute): full, lsg-norm and locost at 512 "

@@ -48,8 +48,8 @@ def summarize_command(
                                                 "picked with an encoder); auto: by the model.")] = Method.auto,
     tokenizer: Annotated[Optional[str], typer.Option(help="Tokenizer folder or Hub id, when the model has none.")] = None,
     out: Annotated[Optional[Path], typer.Option(
-        help="Output file (one input, a name with a suffix) or folder (one <name>.summary.<ext> per input, or "
-             "summaries.jsonl).",
+        "--out", "-o", help="Output file (one input, a name with a suffix) or folder (one <name>.summary.<ext> per "
+                            "input, or summaries.jsonl).",
         show_default="stdout for one input, ./summaries for several")] = None,
     fmt: Annotated[Optional[Format], typer.Option("--format", help="text, md, json, jsonl or html (the summary beside "
                                                   "the text, its sources highlighted).",

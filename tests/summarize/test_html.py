@@ -67,7 +67,7 @@ def _sources(record) -> dict[str, tuple[int, int]]:
 
 def _page(runner, app, source: Path, out: Path, *flags, model: str = "minilm") -> tuple[dict, str]:
     """(record, text lsgtool read) of ``source`` summarised by ``model`` to the page ``out``."""
-    result = runner.invoke(app, ["summarize", str(source), "--model", model, "--out", str(out), *flags, "--json"])
+    result = runner.invoke(app, ["summarize", str(source), "--model", model, "-o", str(out), *flags, "--json"])  # --out
     assert result.exit_code == 0, result.output
     record = json.loads(result.stdout)["records"][0]
     assert record["output"] == out.name
