@@ -218,8 +218,6 @@ def _text(document: Document, spans: list[_Span]) -> str:
             taken += 1
         active = [s for s in active if s.end > block.start]
         attributes = f"contain-intrinsic-size:auto {_height(text, block)}px"
-        if numbered:
-            attributes += f";counter-reset:l {block.line - 1}"
         attributes = f' style="{attributes}"'
         if block.chapter is not None:
             attributes += f' id="c{block.chapter}"'
@@ -233,7 +231,8 @@ def _text(document: Document, spans: list[_Span]) -> str:
             anchor = f' id="p{page}"' if block.chapter is not None or page != block.pages[0] else ""
             out.append(f'<div class="pg"{anchor}>Page {page}</div>')
         inside = headings[bisect.bisect_left(headings, (block.start,)):bisect.bisect_left(headings, (block.end,))]
-        out.append(f'<div class="t">{_highlighted(text, block.start, block.end, active, anchors, numbered, inside)}'
+        line = block.line if numbered else None
+        out.append(f'<div class="t">{_highlighted(text, block.start, block.end, active, anchors, line, inside)}'
                    "</div></section>\n")
     return "".join(out)
 
@@ -244,20 +243,26 @@ def _height(text: str, block: _Block) -> int:
 
 
 def _highlighted(text: str, start: int, end: int, spans: list[_Span], anchors: dict[int, list[int]],
-                 numbered: bool, headings: list[tuple[int, int]] = ()) -> str:
+                 line: int | None = None, headings: list[tuple[int, int]] = ()) -> str:
     """``text[start:end]`` escaped, every piece covered by ``spans`` (sorted by start) a highlight linking back
-    to its strongest sentence; numbered: an ``<i>`` at each line's start (its number, drawn by the style);
+    to its strongest sentence; ``line``: the number of the line at ``start`` (a line's start), each line's start
+    then an ``<i data-n>`` with its number, which the style draws in the margin (a CSS counter would start over in
+    each block: a block's ``content-visibility`` contains its counters);
     ``headings``: (start, end) of the headings in it (an EPUB chapter's sections), shown as such."""
     bounds = [p for s in spans for p in (s.start, s.end)] + [p for h in headings for p in h]
     cuts = sorted({start, end} | {p for p in bounds if start < p < end})
     out, active, taken, heading = [], [], 0, 0
     for a, b in zip(cuts, cuts[1:]):
         out += [f'<span id="m{n}"></span>' for n in anchors.get(a, [])]
-        piece = _escape(text[a:b]).replace("\r", "&#13;")  # a raw CR would be read as a line break
-        if numbered:
-            piece = ("<i></i>" if a == 0 or text[a - 1] == "\n" else "") + piece.replace("\n", "\n<i></i>")
-            if text[b - 1] == "\n":
-                piece = piece[:-len("<i></i>")]  # the next line's number goes with it (it may be in the next block)
+        parts = text[a:b].split("\n")
+        escaped = [_escape(part).replace("\r", "&#13;") for part in parts]  # a raw CR would be read as a line break
+        if line is not None:
+            for k in range(len(parts)):
+                # a line begins here, unless at ``b``: after a piece's last newline its number goes with the next
+                if (k or a == 0 or text[a - 1] == "\n") and not (k and k == len(parts) - 1 and not parts[k]):
+                    escaped[k] = f'<i data-n="{line}"></i>' + escaped[k]
+                    line += 1
+        piece = "\n".join(escaped)
         while taken < len(spans) and spans[taken].start <= a:
             active.append(spans[taken])
             taken += 1
@@ -330,10 +335,9 @@ a.s.cur{background:rgba(var(--hl),.45);box-shadow:0 0 0 2px #d08000}
 .b h3{margin:1.5em 0 .5em}
 .hd{font:600 1.05em system-ui,sans-serif}
 .t{white-space:pre-wrap;overflow-wrap:anywhere;font:15px/1.55 Georgia,serif}
-.n{counter-reset:l}
 .n .t{padding-left:4.5em}
-.n i{counter-increment:l;font-style:normal}
-.n i::before{content:counter(l);display:inline-block;width:4em;margin:0 .5em 0 -4.5em;text-align:right;color:#999;
+.n i{font-style:normal}
+.n i::before{content:attr(data-n);display:inline-block;width:4em;margin:0 .5em 0 -4.5em;text-align:right;color:#999;
  font:11px ui-monospace,monospace;user-select:none}
 .pg{margin:1em 0 .3em;color:#888;font-size:.8em;border-top:1px dashed #8888;padding-top:.2em}
 a.h{color:inherit;text-decoration:none;border-radius:2px}

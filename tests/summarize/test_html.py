@@ -279,8 +279,8 @@ def test_abstractive_sources_shared_by_sentences_are_each_their_text(runner, app
 
 
 class Gutter(HTMLParser):
-    """Each line of the text as the page numbers it: a block's ``counter-reset: l N``, then one more at each ``<i>``;
-    text outside a numbered line is kept under number 0 (there should be none)."""
+    """Each line of the text as the page numbers it: the number each ``<i data-n>`` at a line's start shows, the text
+    after it up to the next; text outside a numbered line is kept under number 0 (there should be none)."""
 
     def __init__(self):
         super().__init__(convert_charrefs=True)
@@ -291,13 +291,12 @@ class Gutter(HTMLParser):
         attrs = dict(attrs)
         if tag == "main":
             self.inside = 1
-        elif self.inside and tag == "section":
-            self.number = int(re.search(r"counter-reset:l (\d+)", attrs.get("style", "")).group(1))
         elif self.inside and tag == "div" and "t" in (attrs.get("class") or "").split():
             self.inside = 2
         elif self.inside == 2 and tag == "i":
-            self.number += 1
-            self.lines.setdefault(self.number, "")
+            self.number = int(attrs["data-n"])
+            assert self.number not in self.lines, f"line {self.number} numbered twice"
+            self.lines[self.number] = ""
 
     def handle_endtag(self, tag):
         if self.inside == 2 and tag == "div":
