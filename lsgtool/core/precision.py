@@ -94,22 +94,27 @@ HIDE_TORCHAO_NOTES = TorchaoImportNotes()
 
 
 def hide_torchao_notes() -> None:
-    for name in TORCHAO_NOISE:
-        logging.getLogger(name).addFilter(HIDE_TORCHAO_NOTES)  # added once however often it is called
+    for logger in map(logging.getLogger, TORCHAO_NOISE):
+        logger.addFilter(HIDE_TORCHAO_NOTES)  # added once however often it is called
+        # a logger's filter does not see its children's records ("torchao.kernel.intmm: Detected no triton",
+        # shown where a handler is set, as absl's under rouge-score); its level is theirs
+        logger.setLevel(max(logger.level, logging.ERROR))
 
 
 @contextlib.contextmanager
 def hidden_torchao_notes() -> Iterator[None]:
-    """``hide_torchao_notes`` for a block; a filter the process had before is left in place."""
+    """``hide_torchao_notes`` for a block; a filter and a level the process had before are left in place."""
     loggers = [logging.getLogger(name) for name in TORCHAO_NOISE]
     added = [logger for logger in loggers if HIDE_TORCHAO_NOTES not in logger.filters]
-    for logger in added:
-        logger.addFilter(HIDE_TORCHAO_NOTES)
+    levels = [logger.level for logger in loggers]
+    hide_torchao_notes()
     try:
         yield
     finally:
         for logger in added:
             logger.removeFilter(HIDE_TORCHAO_NOTES)
+        for logger, level in zip(loggers, levels):
+            logger.setLevel(level)
 
 
 def int8_missing() -> str | None:

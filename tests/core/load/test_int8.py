@@ -74,3 +74,16 @@ def test_a_library_user_importing_transformers_after_lsgtool_sees_no_torchao_not
         pytest.skip("torchao says nothing as it loads here")
     assert not any(note in _stderr("import lsgtool\nfrom transformers import AutoModel, PreTrainedModel")
                    for note in NOTES)
+
+
+def test_torchaos_notes_are_hidden_from_its_child_loggers_where_a_handler_is_set():
+    """rouge-score's first score sets a handler on the root logger (``logging.info`` with none set); torchao's
+    kernel module then says "Detected no triton" through its own logger, a child of the one lsgtool quiets: its
+    level quiets the children too (a filter would not)."""
+    pytest.importorskip("torchao")
+    pytest.importorskip("rouge_score")
+    handler = "import logging\nlogging.info('x')\n"  # what rouge-score's first score does: basicConfig
+    if "triton" not in _stderr(handler + "import torchao"):
+        pytest.skip("torchao says nothing of triton here")
+    assert "triton" not in _stderr(handler + "from lsgtool.core.precision import hide_torchao_notes\n"
+                                   "hide_torchao_notes()\nimport torchao")
