@@ -97,8 +97,10 @@ def test_no_command_prints_help_and_exits_0(app, runner):
     (["convert"], "Error: missing argument 'MODEL'.", "Hint: usage: lsgtool convert [OPTIONS] MODEL"),
     (["pick", "--blok", "3"], "Error: no such option: --blok.", "Hint: did you mean --block?"),
     # a value of a choice typed as a flag of its own
-    (["summarize", "doc.txt", "--html"], "Error: no such option: --html.", "Hint: did you mean --format html?"),
-    (["summarize", "doc.txt", "--JSONL"], "Error: no such option: --JSONL.", "Hint: did you mean --format jsonl?"),
+    (["summarize", "doc.txt", "--html"], "Error: no such option: --html.",
+     "Hint: did you mean --format html?"),
+    (["summarize", "doc.txt", "--JSONL"], "Error: no such option: --JSONL.",
+     "Hint: did you mean --format jsonl?"),
     (["pick", "--block", "abc"], "Error: invalid value for '--block'", "Hint: see `lsgtool pick --help` for what --block"),
     (["picky"], "Error: no such command 'picky'.", "Hint: commands: convert, crash, finetune, greet, inspect-kernels, pick, plugins, profile"),
 ])

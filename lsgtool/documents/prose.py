@@ -55,14 +55,24 @@ DEFINITION = re.compile(r" {0,3}\[[^\]]+\]:\s*\S")
 HTML = re.compile(r"\s*</?[A-Za-z!][^>]*>\s*$")
 ITEM = re.compile(r"\s*(?:[-*+•]|\(?\d{1,3}[.)]|\(?[a-z][.)])\s+")
 QUOTE = re.compile(r"\s*>")
-# a field of a document's metadata: "- Start Date: 2022-11-05", "Author: A. Name" (a name of a few words, a short
-# value that does not end a sentence); two or more in a row are a record, not prose (``_field_rows``)
-FIELD = re.compile(r"\s*(?:[-*+]\s+)?(\*\*|__)?[A-Za-z][\w/()-]*(?: [\w/()-]+){0,3}:(?(1)\1|)\s+\S.{0,160}"
+# a field of a document's metadata: "- Start Date: 2022-11-05", "Author: A. Name", a quoted e-mail's "> From: Dan"
+# (a name of a few words, a short value that does not end a sentence); two or more in a row are a record, not prose
+# (``_field_rows``)
+FIELD = re.compile(r"\s*(?:>\s?)*(?:[-*+]\s+)?(\*\*|__)?[A-Za-z][\w/()-]*(?: [\w/()-]+){0,3}:(?(1)\1|)\s+\S.{0,160}"
                    r"(?:(?<![.!?:;,])|(?<=[ap]\.m\.))\s*$")  # the key may be in bold: "**Present:** Helen Ashford, ..."
 DIRECTIVE = re.compile(r"\s*\.\. ")  # reStructuredText: .. note::, .. code-block::
+# a note box's label on a line of its own: GitHub's "> [!NOTE]", "> **Warning**"
+ALERT = re.compile(r"\s*>\s*(?:\[!(?i:note|tip|important|warning|caution)\]|(?:\*\*|__)(?i:note|tip|important|warning|"
+                   r"caution)(?:\*\*|__):?)\s*$")
+# a line of images alone: a README's badges, "[![PyPI version](https://img.shields.io/...)](https://pypi.org/...)"
+BADGES = re.compile(r"(?:[ \t]*\[?!\[[^\]\n]*\]\([^)\s]*\)(?:\]\([^)\s]*\))?)+[ \t]*$")
+# a FAQ's question, "Q: ...?": a heading over its answer
+ASKED = re.compile(r"\s*(?:\*\*|__)?(?:Q|Question)\s*[:.](?:\*\*|__)?\s+\S.*\?(?:\*\*|__)?\s*$")
 STAMP = r"\[?((?:\d{1,2}:)?\d{1,2}:\d{2})(?:[.,]\d+)?\]?"  # a time said before a turn: [00:12:31], 12:31
 # "Speaker: words", "Jane Doe -- Chief Financial Officer: words" (a name, its firm and its role, up to 60 characters)
-TURN = re.compile(rf"\s*(?:{STAMP}\s+)?([A-Z][\w.'’ —–-]{{0,60}}?)\s*(?:\({STAMP}\))?:\s+(?=\S)")
+# (not a label: a manual's "IMPORTANT:", "Note:"; an interview's or a FAQ's "Q:" and "A:" are its speakers)
+LABEL = r"(?i:note|nb|important|warning|caution|tip|hint|attention|danger|notice|example|step \d+)\s*:"
+TURN = re.compile(rf"\s*(?:{STAMP}\s+)?(?!{LABEL})([A-Z][\w.'’ —–-]{{0,60}}?)\s*(?:\({STAMP}\))?:\s+(?=\S)")
 TRANSCRIPT = 0.5  # the share of a text's lines that must be turns for each line to be read as one
 # a chat export's message header, on a line of its own above the message's lines: "Priya Raman  9:02 AM" (Slack),
 # "Priya Raman — Today at 9:02 AM" (Discord)
@@ -445,21 +455,29 @@ CLOSING_MATTER = re.compile(NUMBERED + r"(?:about (?:the authors?|us|the company
                             r"investor) contacts?|contacts?|notes? to editors|disclaimer)[.:]?", re.IGNORECASE)
 
 
+# a paragraph of legal boilerplate, wherever it stands: an e-mail's confidentiality notice, a disclaimer
+BOILERPLATE = re.compile(r"[ \t>]*(?:\*\*|__)?(?:(?:confidentiality|privacy|legal|important) (?:notice|note|statement)|"
+                         r"disclaimer)(?:\*\*|__)?\s*:|[ \t>]*this (?:e-?mail|message|communication)(?: and any "
+                         r"(?:attachments?|files)[^.]{0,40}?)? (?:is|are|may|contains?)\b[^.]{0,60}?\b(?:confidential|"
+                         r"privileged)", re.IGNORECASE)
+
+
 def back_matter(text: str, transcript: bool | None = None) -> list[tuple[int, int]]:
     """Where ``text``'s back matter is (``BACK_MATTER``: References, Bibliography, Acknowledgements, External
     links; in its second half, ``CLOSING_MATTER``: About <Company>, Media contacts), each section from its heading
     to the next heading of its level or above (``## References`` holds its ``### Papers``; a plain heading line has
-    no level: to the next heading)."""
+    no level: to the next heading); and each paragraph of legal boilerplate (``BOILERPLATE``: "CONFIDENTIALITY
+    NOTICE: This email ...")."""
+    found = [(m.start(), m.end()) for m in PARAGRAPH.finditer(text) if BOILERPLATE.match(m.group())]
     starts = headings(text, transcript)
     levels = [_level(text, a) for a in starts]
-    found = []
     for k, (a, words) in enumerate(zip(starts, heading_texts(text, starts))):
         words = words.strip()
         if BACK_MATTER.fullmatch(words) or (2 * a > len(text) and CLOSING_MATTER.fullmatch(words)):
             after = [b for b, level in zip(starts[k + 1:], levels[k + 1:]) if levels[k] is None or level is None
                      or level <= levels[k]]
             found.append((a, after[0] if after else len(text)))
-    return found
+    return sorted(found)
 
 
 TITLE_PAGE_WORDS = 40  # a paragraph longer than this is prose, whatever it ends with
@@ -551,11 +569,12 @@ def _structure(text: str) -> tuple[tuple[tuple[int, int], ...], tuple[int, ...]]
                         and SETEXT.match(lines[i + 1][2]) is not None)  # a heading underlined on the next line
         indented = len(line) - len(line.lstrip(" ")) >= 4 or line.startswith("\t")
         in_code = indented and (code or blank_before and not in_item)  # an indented code block's line
+        asked = not in_code and ASKED.match(line) is not None
         if (heading_next or SETEXT.match(line) or ATX.match(line) or RULE.match(line) or TABLE.match(line)
                 or not in_code and (i in table or i in fields or MATH.match(line)) or DEFINITION.match(line)
-                or HTML.match(line) or DIRECTIVE.match(line)):
+                or HTML.match(line) or DIRECTIVE.match(line) or ALERT.match(line) or BADGES.match(line) or asked):
             close()
-            if heading_next or ATX.match(line):
+            if heading_next or ATX.match(line) or asked:
                 heads.append(start)
             blank_before = False
             continue
@@ -832,7 +851,7 @@ SAID_LINKED = re.compile(rf"(?:(?:{LINKS}),|{CLAUSE})\s+", re.IGNORECASE)
 # "TL;DR:"
 LABELS = (r"(?:background|introduction|objectives?|aims?|purpose|methods?|design|setting|participants|results?|"
           r"findings|conclusions?|discussion|interpretation|case (?:presentation|report|description)|"
-          rf"{OWN_LABEL})\s*:")
+          rf"{OWN_LABEL}|a|answer|note|nb|important|warning|caution|tip)\s*:")  # and a FAQ's "A:", a manual's "Note:"
 # a legal text's run-in heading: "(a) In General.--", "(1) ALGORITHMIC FEED.--"
 RUN_IN_HEADING = r"(?:\([a-z0-9]{1,4}\)\s*)*[A-Z][\w ,'’-]{0,50}\.(?:--|—)"
 LINKED = re.compile(rf"(?:(?:{LINKS}|{WRITTEN_LINKS}),|{CLAUSE}|{LABELS}|(?-i:{DATELINE}))\s+"
@@ -869,7 +888,8 @@ SHORT_WORDS = frozenset("a an i in on at is it as be by do go he me my no of or 
 # ("how much w how easy", "th the", "we sh change"; in the ICSI meetings of ../shared/quality, 1,900 letters and 500
 # pairs)
 SAID_SHORT = SHORT_WORDS | frozenset("""am if oh ok hi ha ye yo ex et al re id ma pa ah eh mm um uh hm vs ie eg tv pc
-    ad ox ow mr ms dr de x y z""".split())  # and a formula's variables said aloud
+    ad ox ow mr ms dr de x y z cm km kg mg ml lb oz ft hr pm kb mb gb tb""".split())  # a formula's variables said
+# aloud, units ("30 cm away")
 
 
 def _spoken(span: str) -> str:

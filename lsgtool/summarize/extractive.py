@@ -83,11 +83,13 @@ OPERATOR = re.compile(r"(?:conference |call )?operator", re.IGNORECASE)
 # shown in Table 10.") says nothing on its own in a summary, where what it points at is not shown: one opening so, of
 # at most POINTER_WORDS words, that names a place (a section, an example, a discussion) or links one, or that says
 # something is shown in a table, figure, section or appendix, is not picked. "See, I told you." is kept.
-POINTER = re.compile(r"(?:see(?: also)?|cf\.|refer to|for (?:more|further) (?:details|information|info),? see)\s",
-                     re.IGNORECASE)
+# ("For setup instructions, see the Quick Start Guide")
+POINTER = re.compile(r"(?:for [^,.]{1,40},\s*)?(?:see(?: also)?|cf\.|refer to|for (?:more|further) (?:details|"
+                     r"information|info),? see)\s", re.IGNORECASE)
 PLACE = re.compile(r"\b(?:above|below|section|sections|appendix|discussion|details|info|information|example|examples|"
                    r"documentation|docs|page|chapter|figure|table|issue|rfc|reference|post|thread|comment|"
-                   r"alternatives|here)\b|https?://|www\.|\]\(|\]\[|`_", re.IGNORECASE)
+                   r"alternatives|here|guide|manual|handbook|booklet|faq|licen[cs]e)\b|https?://|www\.|\]\(|\]\[|`_",
+                   re.IGNORECASE)
 SHOWN_IN = re.compile(r"\b(?:is|are|was|were|can be|could be|may be|will be)\s+(?:shown|presented|reported|given|"
                       r"listed|summari[sz]ed|described|detailed|illustrated|depicted|provided|displayed|found|"
                       r"discussed|available|plotted|compared)\s+in\s+(?:the\s+)?(?:table|figure|fig\.|section|sec\.|"
@@ -132,7 +134,8 @@ GOES_ON = re.compile(r";\s*(?:and|or|and/or)?\s*$", re.IGNORECASE)
 # a news story's credits ("Reporting by ...; Editing by ..."), an e-mail's quoted header ("On Mon, 3 Mar 2025 at
 # 10:12, Ann <ann@x.org> wrote:"), a signature's or a site's bar of "|"-separated pieces
 CREDITS = re.compile(r"(?:(?:additional )?reporting|writing|editing|compiled|photos?|graphics?|produced|translated)"
-                     r" by\b", re.IGNORECASE)
+                     r" by\b|(?:photo(?:graph)?|image|illustration|picture|video|graphic|credit)s?\s*:\s",
+                     re.IGNORECASE)  # "Photograph: Ben Whitaker for The Northern Ledger"
 REPLY = re.compile(r"\bOn\s.{4,100}?\swrote:")
 BARS = 2
 # a table's row read as a sentence ("SAA (k=64) 72.8 66.0 65.1 9.3"): more than this share of its words numbers

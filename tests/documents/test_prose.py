@@ -346,7 +346,8 @@ def test_what_a_caption_file_holds_between_cues_is_not_said():
         assert readable(text[span[0]:span[1]], spoken=True) == "The budget is tight this year."
 
 
-@pytest.mark.parametrize("said", ["The AI aims to help.", "We ordered 2 25-inch screens.", "Send it to PR promptly."])
+@pytest.mark.parametrize("said", ["The AI aims to help.", "We ordered 2 25-inch screens.", "Send it to PR promptly.",
+                                  "Keep it 30 cm from the wall."])
 def test_a_stutter_is_a_lowercase_fragment_not_a_word(said):
     from lsgtool.documents.prose import readable
 
@@ -438,8 +439,8 @@ def test_a_quotes_next_lines_go_on_with_its_sentence():
     text = ("* `RefCell`, which checks borrows at run time.\n\n  > Note: the prefix would be replaced if this RFC is\n"
             "  > accepted.\n\n> One quote.\n\n> Another quote here.\n")
     assert [readable(text[a:b]) for a, b in prose_sentences(text)] == [
-        "RefCell, which checks borrows at run time.", "Note: the prefix would be replaced if this RFC is accepted.",
-        "One quote.", "Another quote here."]
+        "RefCell, which checks borrows at run time.", "The prefix would be replaced if this RFC is accepted.",
+        "One quote.", "Another quote here."]  # "Note:" a label, not shown
 
 
 def test_one_tab_in_prose_a_numbered_paragraph_a_quoted_list_and_indented_code_keep_what_they_are():
@@ -471,7 +472,7 @@ def test_a_documents_metadata_fields_are_not_prose_but_sentences_with_a_colon_ar
             "- Safety: no new undefined behaviour.\n\nNote: read the guide first\n")
     assert [readable(text[a:b]) for a, b in prose_sentences(text)] == [
         "This type opts out of the aliasing rules.", "Readability: the type says what it does.",
-        "Safety: no new undefined behaviour.", "Note: read the guide first"]
+        "Safety: no new undefined behaviour.", "Read the guide first"]
 
 
 def test_a_bibles_verse_labels_are_left_out_of_what_is_shown_but_a_schedules_times_are_kept():
@@ -638,3 +639,72 @@ def test_no_sentence_ends_inside_inline_code():
     assert [text[a:b] for a, b in prose_sentences(text)] == [
         "Change the syntax for dynamically sized type parameters to\n`T: ?Sized` to resolve these issues.",
         "Call `a.b()` once.", "``Hello,'' he said.", "``Goodbye.''"]  # quotation marks as backticks are no code
+
+
+def _picked_from(text: str) -> list[str]:
+    """The sentences of ``text`` a summary may pick, as it shows them."""
+    from lsgtool.summarize.extractive import Extractive
+
+    sentences, eligible = Extractive.sentences(text, prose_sentences(text))
+    return [s for s, e in zip(sentences, eligible) if e]
+
+
+def test_an_emails_quoted_headers_and_its_confidentiality_notice_are_never_picked():
+    text = ("From: Priya Raman <p.raman@example.com>\nSent: Thursday, March 14, 2024 4:52 PM\n"
+            "Subject: RE: Warehouse B\n\n"
+            "Dan, I am leaning toward replacing both compressor units now.\n\n"
+            "CONFIDENTIALITY NOTICE: This email and any attachments are for the exclusive use of the recipient. If "
+            "you are not the intended recipient, please delete this message from your computer system.\n\n"
+            "> From: Dan Okafor <d.okafor@example.com>\n> Sent: Wednesday, March 13, 2024 6:05 PM\n"
+            "> To: Priya Raman <p.raman@example.com>\n> Subject: Warehouse B failure\n>\n"
+            "> We lost roughly 38 pallets of frozen product on Saturday night.\n")
+    assert _picked_from(text) == ["Dan, I am leaning toward replacing both compressor units now.",
+                                  "We lost roughly 38 pallets of frozen product on Saturday night."]
+
+
+def test_a_manuals_labels_are_no_speakers_and_a_faqs_question_in_prose_is_a_heading():
+    from lsgtool.documents.prose import headings, is_transcript
+
+    manual = ("IMPORTANT: Always unplug the purifier before opening the filter cover.\n"
+              "Note: The filter is shipped inside the unit in a sealed bag.\n"
+              "Warning: Never run the purifier without its filter in place.\n"
+              "Tip: A filter lasts longer when its outer mesh is vacuumed monthly.\n")
+    assert not is_transcript(manual)
+    assert _picked_from(manual.replace("\n", "\n\n")) == [
+        "Always unplug the purifier before opening the filter cover.",
+        "The filter is shipped inside the unit in a sealed bag.",
+        "Never run the purifier without its filter in place.",
+        "A filter lasts longer when its outer mesh is vacuumed monthly."]
+    faq = ("# Aerolux AP-500\n\nThis guide answers the questions our support team hears most often about the unit.\n\n"
+           "The purifier cleans the air of a room of up to forty-five square metres five times an hour.\n\n"
+           "Q: How often should I replace the filter?\n"
+           "A: Under normal use the filter lasts between six and twelve months of daily running.\n")
+    assert not is_transcript(faq)  # mostly prose: the question heads its answer, whose label is not shown
+    assert headings(faq) == [0, faq.index("Q: How")]
+    assert _picked_from(faq)[2:] == [
+        "Under normal use the filter lasts between six and twelve months of daily running."]
+
+
+def test_a_readmes_badges_and_a_note_boxs_label_are_not_prose():
+    text = ("# driftwatch\n\n[![PyPI](https://img.shields.io/pypi/v/dw.svg)](https://pypi.org/project/dw/)\n"
+            "[![CI](https://github.com/dw/dw/actions/ci.yml/badge.svg)](https://github.com/dw/dw/actions)\n\n"
+            "driftwatch tells you when production data no longer looks like the training data.\n\n"
+            "> **Note**\n> Version 2.0 changed the configuration format of every monitor.\n\n"
+            "> [!WARNING]\n> Alerts are sent only once a monitor has seen a full day of data.\n")
+    assert [readable(text[a:b]) for a, b in prose_sentences(text)] == [
+        "driftwatch tells you when production data no longer looks like the training data.",
+        "Version 2.0 changed the configuration format of every monitor.",
+        "Alerts are sent only once a monitor has seen a full day of data."]
+
+
+@pytest.mark.parametrize("sentence, shown", [
+    ("Photograph: Ben Whitaker for The Northern Ledger", False),  # a photo's credit
+    ("Image: Getty Images for the Ashford Town Council", False),
+    ("For setup instructions, see the Quick Start Guide in the box.", False),  # a pointer elsewhere
+    ("For safety, keep the purifier away from water and heat.", True),
+    ("The photograph of the mill was taken by Ben Whitaker in 2022.", True),
+])
+def test_credits_and_pointers_are_not_worth_showing(sentence, shown):
+    from lsgtool.summarize.extractive import worth_showing
+
+    assert worth_showing(sentence, sentence) is shown
