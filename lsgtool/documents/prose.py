@@ -89,6 +89,12 @@ CUE = re.compile(r"([ \t]{8,})(?!(?:CHAPTER|ARTICLE|SECTION|PART|BOOK|ACT|SCENE|
                  r"([A-Z][A-Z0-9 .'’-]{0,30}?)(?:[ \t]*\((?:CONT'D|CONT’D|CONT|V\.O\.|O\.S\.|O\.C\.)\))?[ \t]*$")
 DIRECTION = re.compile(r"[ \t]*\([^()]*\)[ \t]*$")
 CUES = 3  # the fewest cues a screenplay has (and a scene heading)
+# a speaker's name on a line of its own, above what they say, perhaps with their role after a dash: an earnings
+# call's "Karen Mitchell -- Chief Executive Officer", "Operator"
+SPEAKER_LINE = re.compile(r"[ \t]*(Operator|[A-Z][\w.'’-]+(?: [A-Z][\w.'’-]*){1,3})"
+                          r"((?:[ \t]+(?:--|—|–)[ \t]+[^\n]{1,80})?)[ \t]*$")
+HEADED = 4  # the fewest such lines for a text to be read as its speakers' turns (two speakers at least)
+SECTION_LABEL = re.compile(r"[ \t]*[A-Z][\w&' -]{0,40}:[ \t]*$")  # "Prepared Remarks:", "Questions & Answers:"
 REACTIONS = re.compile(r"[ \t]*(?::[\w+-]+:[ \t]*\d+[ \t]*)+$")  # a message's emoji reactions: ":dart: 3  :100: 1"
 CUE_TIME = re.compile(r"\s*((?:\d{1,2}:)?\d{1,2}:\d{2})[.,]\d{3}\s+-->\s+(?:\d{1,2}:)?\d{1,2}:\d{2}[.,]\d{3}")
 VOICE = re.compile(r"<v(?:\.[\w-]+)*\s+([^>]+)>")
@@ -145,7 +151,7 @@ def is_transcript(text: str) -> bool:
     a chat export (``is_chat``)."""
     filled = [line for _, _, line in _lines(text) if line.strip()]
     return len(filled) >= 4 and sum(1 for line in filled if TURN.match(line)) >= TRANSCRIPT * len(filled) or \
-        is_chat(text) or is_screenplay(text)
+        is_chat(text) or is_screenplay(text) or is_headed(text)
 
 
 @lru_cache(maxsize=8)
@@ -163,6 +169,45 @@ def _cue(line: str, after: str) -> str | None:
     cue = CUE.match(line)
     indent = len(after) - len(after.lstrip())
     return cue.group(2).strip().title() if cue and after.strip() and 0 < indent < len(cue.group(1)) else None
+
+
+def _speaker_lines(lines: list[tuple[int, int, str]]) -> dict[int, str]:
+    """The indices of ``lines`` that name a speaker above what they say (``SPEAKER_LINE``, alone between a blank
+    line and words, right under it or after one blank line), and the names (without the roles)."""
+    found = {}
+    for k, (_, _, line) in enumerate(lines):
+        named = SPEAKER_LINE.match(line)
+        if named and (k == 0 or not lines[k - 1][2].strip()) and (
+                k + 1 < len(lines) and lines[k + 1][2].strip()
+                or k + 2 < len(lines) and not lines[k + 1][2].strip() and lines[k + 2][2].strip()):
+            found[k] = named.group(1)
+    return found
+
+
+@lru_cache(maxsize=8)
+def is_headed(text: str) -> bool:
+    """Whether ``text`` is talk under its speakers' names, each on a line of its own (``SPEAKER_LINE``: an earnings
+    call's transcript): ``HEADED`` such lines or more, two speakers or more, and an "Operator", a role after a name
+    or two speakers named twice each (a report's bare headings are named once)."""
+    lines = list(_lines(text))
+    found = _speaker_lines(lines)
+    counts = Counter(found.values())
+    roles = any(SPEAKER_LINE.match(lines[k][2]).group(2) for k in found)
+    return len(found) >= HEADED and len(counts) >= 2 and (
+        "Operator" in counts or roles or sum(1 for n in counts.values() if n >= 2) >= 2)
+
+
+def _headed_lines(text: str) -> Iterator[tuple[int, int, str | None, None]]:
+    """``_spoken_lines`` of talk under its speakers' names (``is_headed``): each line by the name above it; not
+    what comes before the first name (a title, the participants) nor a section's label ("Questions & Answers:")."""
+    lines = list(_lines(text))
+    names = _speaker_lines(lines)
+    speaker = None
+    for k, (start, _, line) in enumerate(lines[min(names, default=0):], min(names, default=0)):
+        if k in names:
+            speaker = names[k]
+        elif line.strip() and not SECTION_LABEL.match(line):
+            yield start + len(line) - len(line.lstrip()), start + len(line.rstrip()), speaker, None
 
 
 @lru_cache(maxsize=8)
@@ -257,6 +302,9 @@ def _spoken_lines(text: str) -> Iterator[tuple[int, int, str | None, str | None]
         return
     if is_screenplay(text):
         yield from _screenplay_lines(text)
+        return
+    if is_headed(text):
+        yield from _headed_lines(text)
         return
     for start, end, line in _lines(text):
         if not line.strip():

@@ -137,6 +137,13 @@ CREDITS = re.compile(r"(?:(?:additional )?reporting|writing|editing|compiled|pho
                      r" by\b|(?:photo(?:graph)?|image|illustration|picture|video|graphic|credit)s?\s*:\s",
                      re.IGNORECASE)  # "Photograph: Ben Whitaker for The Northern Ledger"
 REPLY = re.compile(r"\bOn\s.{4,100}?\swrote:")
+# a company's safe-harbour caveat, said at the start of every earnings call and under every press release
+CAVEAT = re.compile(r"\bforward-looking statements?\b|\bnon-GAAP (?:financial )?measures?\b|"
+                    r"\bundertakes? no obligation\b|\bsafe harbou?r\b", re.IGNORECASE)
+# a greeting or a thanks, and little more: "Thank you, operator, and good afternoon, everyone."
+PLEASANTRY = re.compile(r"(?:thanks?(?: you)?|good (?:morning|afternoon|evening)|hello|hi|welcome|let's get started)\b",
+                        re.IGNORECASE)
+PLEASANTRY_WORDS = 12
 BARS = 2
 # a table's row read as a sentence ("SAA (k=64) 72.8 66.0 65.1 9.3"): more than this share of its words numbers
 NUMBERS = 0.4
@@ -151,22 +158,23 @@ def worth_showing(shown: str, span: str) -> bool:
     on its own: not one that ends on a colon or a dash (a bill's "... an operator shall by default--": what it
     introduces is not shown) or goes on into the next list item
     (``GOES_ON``), only points elsewhere (``POINTER``, ``SHOWN_IN``), is a caption (``CAPTION``, an image's), credits, a
-    quoted e-mail's header or a signature (``CREDITS``, ``REPLY``, ``BARS``), a court's citations (``CITATION``,
-    ``STATUTE``), a vote's record (``MOTION``), a list of names (``LISTED_WORDS``), a table's row (``NUMBERS``)
-    or mostly symbols (``SYMBOLS``)."""
+    quoted e-mail's header, a signature or a company's caveat (``CREDITS``, ``REPLY``, ``BARS``, ``CAVEAT``), a short
+    greeting or thanks (``PLEASANTRY``), a court's citations (``CITATION``, ``STATUTE``), a vote's record
+    (``MOTION``), a list of names (``LISTED_WORDS``), a table's row (``NUMBERS``) or mostly symbols (``SYMBOLS``)."""
     words = shown.split()
     pointing = (POINTER.match(shown) is not None and PLACE.search(span) is not None) or SHOWN_IN.search(shown)
     listed = len(words) >= LISTED_WORDS and not any(w in STOP for w in map(str.lower, WORD.findall(shown))) \
         and not re.search(r"[.!?][\"'”’)\]]*$", shown)
     symbols = sum(SYMBOL.search(w) is not None for w in words) > SYMBOLS * len(words) or FORMULA_WORDS.search(shown)
-    furniture = CREDITS.match(shown) or REPLY.search(shown) or shown.count(" | ") >= BARS
+    furniture = CREDITS.match(shown) or REPLY.search(shown) or shown.count(" | ") >= BARS or CAVEAT.search(shown)
     row = len(words) >= LISTED_WORDS and sum(NUMBER.match(w) is not None for w in words) > NUMBERS * len(words)
     item = ITEM.match(span)  # a list item that goes on, or goes on from, a sentence begun above it
     going = item and (GOES_ON.search(shown) or span[item.end():item.end() + 1].islower())
     image = IMAGE.search(span) or ("](" in span and span.count("]") > span.count("["))  # (a piece of) a caption
     return not (shown.rstrip().endswith(LEADS_IN) or going or (pointing and len(words) <= POINTER_WORDS)
                 or CAPTION.match(shown) or listed or symbols or furniture or row or image or _cited(shown)
-                or (MOTION.match(shown) is not None and len(words) <= MOTION_WORDS))
+                or (MOTION.match(shown) is not None and len(words) <= MOTION_WORDS)
+                or (PLEASANTRY.match(shown) is not None and len(words) <= PLEASANTRY_WORDS))
 
 
 def _cited(shown: str) -> bool:

@@ -703,8 +703,66 @@ def test_a_readmes_badges_and_a_note_boxs_label_are_not_prose():
     ("For setup instructions, see the Quick Start Guide in the box.", False),  # a pointer elsewhere
     ("For safety, keep the purifier away from water and heat.", True),
     ("The photograph of the mill was taken by Ben Whitaker in 2022.", True),
+    ("Today's remarks contain forward-looking statements within the meaning of the securities laws.", False),
+    ("Thank you, operator, and good afternoon, everyone.", False),  # a greeting
+    ("Good morning everyone, let's get started.", False),
+    ("Thank you all for coming: the vote on the levee passed by nine votes to two after a long night.", True),
 ])
 def test_credits_and_pointers_are_not_worth_showing(sentence, shown):
     from lsgtool.summarize.extractive import worth_showing
 
     assert worth_showing(sentence, sentence) is shown
+
+
+CALL = """Fernhill Outdoor Brands Q3 2024 Earnings Call Transcript
+
+Call participants:
+Lauren Bakshi -- Vice President, Investor Relations
+Karen Mitchell -- Chief Executive Officer
+Rohan Desai -- Analyst, Morgan Stanley
+
+Prepared Remarks:
+
+Operator
+
+Good afternoon, and welcome to the earnings conference call. Please go ahead.
+
+Karen Mitchell -- Chief Executive Officer
+
+Total revenue for the quarter was $412 million, down 3% from a year ago.
+
+Gross margin was 48.6%, up 310 basis points from last year.
+
+Questions & Answers:
+
+Operator
+
+Our first question comes from Rohan Desai with Morgan Stanley.
+
+Rohan Desai -- Analyst, Morgan Stanley
+
+How much of the wholesale decline is about the consumer?
+
+Karen Mitchell -- Chief Executive Officer
+
+Mostly the consumer, Rohan: our partners are cautious about the holiday season.
+"""
+
+
+def test_talk_under_its_speakers_names_on_lines_of_their_own_is_read_as_their_turns():
+    """An earnings call's transcript names each speaker (and their role) on a line of its own above what they say:
+    each line is theirs; the title, the participants and the sections' labels are said by no one."""
+    from lsgtool.documents.prose import is_headed, is_transcript, turns
+
+    assert is_headed(CALL) and is_transcript(CALL)
+    said = [(turn.speaker, " ".join(CALL[a:b] for a, b in turn.pieces)) for turn in turns(CALL)]
+    assert said == [
+        ("Operator", "Good afternoon, and welcome to the earnings conference call. Please go ahead."),
+        ("Karen Mitchell", "Total revenue for the quarter was $412 million, down 3% from a year ago. Gross margin was "
+                           "48.6%, up 310 basis points from last year."),
+        ("Operator", "Our first question comes from Rohan Desai with Morgan Stanley."),
+        ("Rohan Desai", "How much of the wholesale decline is about the consumer?"),
+        ("Karen Mitchell", "Mostly the consumer, Rohan: our partners are cautious about the holiday season.")]
+    report = ("Annual Report\n\nMarket Overview\n\nSales grew in every region this year.\n\nKey Findings\n\n"
+              "Margins held.\n\nNext Steps\n\nWe will open two stores.\n\nRisk Factors\n\nCosts may rise.\n")
+    assert not is_headed(report)  # bare headings, each once: no speakers
