@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 from rich.console import Console
@@ -29,6 +30,29 @@ def render_batch(console: Console, data: dict[str, Any]) -> None:
     for failure in data["failed"]:
         table.add_row("failed", f"{failure['input']}: {failure['error']}")
     console.print(table)
+    if len(data.get("rouge_per_input") or []) > 1:
+        console.print(_per_input(data["rouge_per_input"]))
+
+
+PER_INPUT_ROWS = 40  # inputs shown in the per-input ROUGE table (--json has them all)
+
+
+def _per_input(scores: list[dict[str, Any]]) -> Table:
+    """Each scored input's ROUGE-1/2/Lsum F1, in the order the inputs were read, named inside the folder that
+    holds them all."""
+    try:
+        common = os.path.commonpath([os.path.dirname(score["input"]) for score in scores])
+    except ValueError:  # paths on different drives, or absolute and relative
+        common = ""
+    table = Table(title="ROUGE F1 per input" + (f" (in {common})" if common else ""))
+    table.add_column("input")
+    for name in ("ROUGE-1", "ROUGE-2", "ROUGE-Lsum"):
+        table.add_column(name, justify="right")
+    for score in scores[:PER_INPUT_ROWS]:
+        table.add_row(os.path.relpath(score["input"], common) if common else score["input"], *(f"{100 * score[m]:.2f}" for m in ("rouge1", "rouge2", "rougeLsum")))
+    if len(scores) > PER_INPUT_ROWS:
+        table.add_row(f"... {len(scores) - PER_INPUT_ROWS} more (--json has every input)", "", "", "")
+    return table
 
 
 def batches_line(batches: dict[str, Any]) -> str:

@@ -97,6 +97,8 @@ class SummarizeResult:
                 "failed": [{"input": n, "error": e} for n, e in self.outcome.failures], "method": self.method,
                 "model": self.model, "why": self.why, "rouge": self.mean_rouge(),
                 "scored": sum(1 for r in self.records if "rouge" in r), "bertscore": self.bertscore,
+                "rouge_per_input": [{"input": r["input"], **{m: s["f1"] for m, s in r["rouge"].items()}}
+                                    for r in self.records if "rouge" in r],
                 "outputs": sorted({r.get("output") for r in self.records if r.get("output")}),
                 "folder": str(self.outputs.folder) if self.outputs else None, "batches": self.batches,
                 "records": self.records if with_records else None}

@@ -284,6 +284,18 @@ def test_references_beside_the_inputs_score_each_summary_and_the_mean(runner, ap
     assert report["scored"] == 2 and report["inputs"] == 3
     assert report["rouge"]["rouge1"] == pytest.approx((records["a.md"]["rouge"]["rouge1"]["f1"]
                                                        + records["b.txt"]["rouge"]["rouge1"]["f1"]) / 2)
+    # the terminal shows each scored input's ROUGE under the mean
+    from rich.console import Console
+
+    from lsgtool.commands._batch_report import render_batch
+
+    console = Console(record=True, width=200)
+    render_batch(console, report)
+    shown = console.export_text()
+    rows = [[cell.strip() for cell in line.split("│")[1:-1]] for line in shown.split("ROUGE F1 per input")[1]
+            .splitlines() if line.startswith("│")]
+    assert rows == [[name, *(f"{100 * records[Path(name).name]['rouge'][m]['f1']:.2f}"
+                             for m in ("rouge1", "rouge2", "rougeLsum"))] for name in ("a.md", "sub/b.txt")], shown
 
 
 @pytest.mark.parametrize("extra, message", [
