@@ -376,6 +376,9 @@ def turns(text: str, transcript: bool | None = None) -> tuple[Turn, ...]:
         found[-1][1].append((start, end))
         found[-1][2].append(time and _hms(time))
     apart = how == "transcript" and is_chat(text)
+    named = {speaker for speaker, _, _ in found if speaker}
+    if named and all(name.isupper() for name in named):  # every name in capitals ("JAMIE:", "MAYOR DELGADO:"): a
+        found = [(speaker and speaker.title(), spans, times) for speaker, spans, times in found]  # habit, not a name
     return tuple(Turn(tuple(spans), speaker, tuple(times), apart) for speaker, spans, times in found)
 
 

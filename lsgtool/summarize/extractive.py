@@ -140,6 +140,11 @@ REPLY = re.compile(r"\bOn\s.{4,100}?\swrote:")
 # a company's safe-harbour caveat, said at the start of every earnings call and under every press release
 CAVEAT = re.compile(r"\bforward-looking statements?\b|\bnon-GAAP (?:financial )?measures?\b|"
                     r"\bundertakes? no obligation\b|\bsafe harbou?r\b", re.IGNORECASE)
+# a podcast's or a video's advertisement: "This episode is brought to you by ...", "... at brightline dot com slash
+# street", "use code STREET for 15% off your first order", "Okay, back to the show."
+SPONSOR = re.compile(r"\b(?:brought to you by|(?:a (?:quick )?word from )?our sponsors?\b|sponsored by|dot com slash|"
+                     r"promo code|use (?:the )?code|(?:percent|%) off (?:your|their)\b|back to the show)",
+                     re.IGNORECASE)
 # a greeting or a thanks, and little more: "Thank you, operator, and good afternoon, everyone."
 PLEASANTRY = re.compile(r"(?:thanks?(?: you)?|good (?:morning|afternoon|evening)|hello|hi|welcome|let's get started)\b",
                         re.IGNORECASE)
@@ -158,7 +163,8 @@ def worth_showing(shown: str, span: str) -> bool:
     on its own: not one that ends on a colon or a dash (a bill's "... an operator shall by default--": what it
     introduces is not shown) or goes on into the next list item
     (``GOES_ON``), only points elsewhere (``POINTER``, ``SHOWN_IN``), is a caption (``CAPTION``, an image's), credits, a
-    quoted e-mail's header, a signature or a company's caveat (``CREDITS``, ``REPLY``, ``BARS``, ``CAVEAT``), a short
+    quoted e-mail's header, a signature, a company's caveat or an advertisement (``CREDITS``, ``REPLY``, ``BARS``,
+    ``CAVEAT``, ``SPONSOR``), a short
     greeting or thanks (``PLEASANTRY``), a court's citations (``CITATION``, ``STATUTE``), a vote's record
     (``MOTION``), a list of names (``LISTED_WORDS``), a table's row (``NUMBERS``) or mostly symbols (``SYMBOLS``)."""
     words = shown.split()
@@ -166,7 +172,8 @@ def worth_showing(shown: str, span: str) -> bool:
     listed = len(words) >= LISTED_WORDS and not any(w in STOP for w in map(str.lower, WORD.findall(shown))) \
         and not re.search(r"[.!?][\"'”’)\]]*$", shown)
     symbols = sum(SYMBOL.search(w) is not None for w in words) > SYMBOLS * len(words) or FORMULA_WORDS.search(shown)
-    furniture = CREDITS.match(shown) or REPLY.search(shown) or shown.count(" | ") >= BARS or CAVEAT.search(shown)
+    furniture = CREDITS.match(shown) or REPLY.search(shown) or shown.count(" | ") >= BARS or CAVEAT.search(shown) \
+        or SPONSOR.search(shown)
     row = len(words) >= LISTED_WORDS and sum(NUMBER.match(w) is not None for w in words) > NUMBERS * len(words)
     item = ITEM.match(span)  # a list item that goes on, or goes on from, a sentence begun above it
     going = item and (GOES_ON.search(shown) or span[item.end():item.end() + 1].islower())

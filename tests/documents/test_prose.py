@@ -295,7 +295,7 @@ def test_a_broadcast_captions_change_of_speaker_starts_a_turn_and_is_not_shown()
     text = ("WEBVTT\n\n00:00:01.000 --> 00:00:03.000\n>> Welcome back to the show.\n\n"
             "00:00:03.000 --> 00:00:05.000\n>> Thanks for having me. Cover crops\n\n"
             "00:00:05.000 --> 00:00:07.000\nfeed the soil.\n\n00:00:07.000 --> 00:00:09.000\n>> ANNA: Tell us more.\n")
-    assert [t.speaker for t in turns(text)] == [None, None, "ANNA"]
+    assert [t.speaker for t in turns(text)] == [None, None, "Anna"]  # named in capitals: as a name
     shown = [readable(text[a:b], spoken=True) for a, b in prose_sentences(text)]
     assert shown == ["Welcome back to the show.", "Thanks for having me.", "Cover crops feed the soil.",
                      "Tell us more."]
@@ -705,6 +705,9 @@ def test_a_readmes_badges_and_a_note_boxs_label_are_not_prose():
     ("The photograph of the mill was taken by Ben Whitaker in 2022.", True),
     ("Today's remarks contain forward-looking statements within the meaning of the securities laws.", False),
     ("Thank you, operator, and good afternoon, everyone.", False),  # a greeting
+    ("This episode is brought to you by Brightline Home Insurance.", False),  # an advertisement
+    ("Listeners get fifteen percent off their first year at brightline dot com slash street.", False),
+    ("The sponsor of the bill, Senator Hale, withdrew it on Monday.", True),
     ("Good morning everyone, let's get started.", False),
     ("Thank you all for coming: the vote on the levee passed by nine votes to two after a long night.", True),
 ])
@@ -766,3 +769,12 @@ def test_talk_under_its_speakers_names_on_lines_of_their_own_is_read_as_their_tu
     report = ("Annual Report\n\nMarket Overview\n\nSales grew in every region this year.\n\nKey Findings\n\n"
               "Margins held.\n\nNext Steps\n\nWe will open two stores.\n\nRisk Factors\n\nCosts may rise.\n")
     assert not is_headed(report)  # bare headings, each once: no speakers
+
+
+def test_speakers_named_in_capitals_are_shown_as_names_unless_some_are_not():
+    from lsgtool.documents.prose import turns
+
+    capitals = "JAMIE: Welcome back to the show.\nMAYOR DELGADO: Thank you for having me.\nJAMIE: Let us begin.\n" * 2
+    assert [t.speaker for t in turns(capitals)][:2] == ["Jamie", "Mayor Delgado"]
+    mixed = "Jamie: Welcome back to the show.\nCEO: Thank you for having me.\nJamie: Let us begin.\n" * 2
+    assert [t.speaker for t in turns(mixed)][:2] == ["Jamie", "CEO"]  # one in capitals among names: as written
