@@ -149,6 +149,9 @@ SPONSOR = re.compile(r"\b(?:brought to you by|(?:a (?:quick )?word from )?our sp
 PLEASANTRY = re.compile(r"(?:thanks?(?: you)?|good (?:morning|afternoon|evening)|hello|hi|welcome|let's get started)\b",
                         re.IGNORECASE)
 PLEASANTRY_WORDS = 12
+# and a speech's thanks, however long: "I want to start by thanking Council President Harold Lee and ..."
+THANKS = re.compile(r"(?:i|we) (?:(?:really |just )?(?:want|would like|wish)|['’]d (?:also )?like) to (?:also )?"
+                    r"(?:thank|start by thanking|begin by thanking|welcome|recogni[sz]e)\b", re.IGNORECASE)
 BARS = 2
 # a table's row read as a sentence ("SAA (k=64) 72.8 66.0 65.1 9.3"): more than this share of its words numbers
 NUMBERS = 0.4
@@ -181,7 +184,7 @@ def worth_showing(shown: str, span: str) -> bool:
     return not (shown.rstrip().endswith(LEADS_IN) or going or (pointing and len(words) <= POINTER_WORDS)
                 or CAPTION.match(shown) or listed or symbols or furniture or row or image or _cited(shown)
                 or (MOTION.match(shown) is not None and len(words) <= MOTION_WORDS)
-                or (PLEASANTRY.match(shown) is not None and len(words) <= PLEASANTRY_WORDS))
+                or (PLEASANTRY.match(shown) is not None and len(words) <= PLEASANTRY_WORDS) or THANKS.match(shown))
 
 
 def _cited(shown: str) -> bool:

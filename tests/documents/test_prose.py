@@ -709,6 +709,9 @@ def test_a_readmes_badges_and_a_note_boxs_label_are_not_prose():
     ("Listeners get fifteen percent off their first year at brightline dot com slash street.", False),
     ("The sponsor of the bill, Senator Hale, withdrew it on Monday.", True),
     ("Good morning everyone, let's get started.", False),
+    ("I want to start by thanking Council President Harold Lee and the members of the City Council who are here "
+     "tonight.", False),
+    ("I want to tell you where Riverbend stands and what I am asking of this council.", True),
     ("Thank you all for coming: the vote on the levee passed by nine votes to two after a long night.", True),
 ])
 def test_credits_and_pointers_are_not_worth_showing(sentence, shown):
