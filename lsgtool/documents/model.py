@@ -87,7 +87,10 @@ class Document:
 
     @property
     def words(self) -> int:
-        return sum(len(chapter.text.split()) for chapter in self.chapters)
+        """Words of the text, a caption file's said words alone (not its cues' numbers and timings)."""
+        from lsgtool.documents.prose import said_only
+
+        return sum(len(said_only(chapter.text).split()) for chapter in self.chapters)
 
     @cached_property
     def _chapter_starts(self) -> list[int]:

@@ -257,6 +257,18 @@ def is_captions(text: str) -> bool:
     return len(first) == 2 and first[0].strip().isdigit() and CUE_TIME.match(first[1]) is not None
 
 
+# what a caption file holds that is not said: its header line, each cue's number and timing line, tags
+UNSAID = re.compile(r"\A\ufeff?WEBVTT[^\n]*|^[ \t]*\d+[ \t]*\r?$|"
+                    r"^[ \t]*(?:\d{1,2}:)?\d{1,2}:\d{2}[.,]\d{3}[ \t]+-->[^\n]*|</?[a-z][^>\n]*>|\{\\[^}\n]*\}",
+                    re.MULTILINE)
+
+
+def said_only(text: str) -> str:
+    """``text`` as an encoder reads it: a caption file with what is not said (``UNSAID``) blanked with spaces (the
+    same length, so every offset into it stays: a lecture's timings had tripled its tokens); any other as it is."""
+    return UNSAID.sub(lambda found: " " * len(found.group()), text) if is_captions(text) else text
+
+
 def _hms(time: str) -> str:
     """``12:31`` or ``0:12:31`` as ``00:12:31``."""
     parts = [int(p) for p in time.split(":")]

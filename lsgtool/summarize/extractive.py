@@ -23,8 +23,8 @@ import torch.nn.functional as F
 
 from lsgtool.core.errors import UsageError
 from lsgtool.core.tokens import count_tokens
-from lsgtool.documents.prose import (ITEM, back_matter, own_summary, prose_sentences, readable, speakers, substance,
-                                     title_page, title_span, turns, verse_numbered, hyphenated_words)
+from lsgtool.documents.prose import (ITEM, back_matter, own_summary, prose_sentences, readable, said_only, speakers,
+                                     substance, title_page, title_span, turns, verse_numbered, hyphenated_words)
 from lsgtool.documents.sentences import sentence_spans
 from lsgtool.progress import Progress
 from lsgtool.summarize.lexical import STOP, WORD
@@ -301,8 +301,10 @@ class Extractive:
     def embed(self, text: str, spans: list[tuple[int, int]], lengths: list[int], progress: Progress,
               firsts: frozenset[int] = frozenset()) -> torch.Tensor:
         """(sentences, E) unit embeddings: mean of each sentence's token states in its window (``firsts``: the
-        sentences that begin a window, as ``_groups`` takes them)."""
+        sentences that begin a window, as ``_groups`` takes them); a caption file's timings are not read
+        (``said_only``)."""
         device = next(self.model.parameters()).device
+        text = said_only(text)
         groups = self._groups(lengths, firsts)
         progress.stage("encode", len(groups), f"{sum(lengths):,} tokens in windows of {self.window}")
         out = torch.zeros(len(spans), self.model.config.hidden_size)
@@ -471,6 +473,7 @@ class Extractive:
         from lsgtool.summarize.windows import token_runs
 
         spans = [(a, b) for a, b in (prose_units(text, transcript) if units is None else units) if text[a:b].strip()]
+        text = said_only(text)  # tokens of what is said (a caption file's timings are none)
         lengths = self.count([" ".join(text[a:b].split()) for a, b in spans])
         longest = max(1, min(self.budget if budget is None else budget, self.room))
         if all(n <= longest for n in lengths):

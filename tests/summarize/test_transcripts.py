@@ -346,3 +346,22 @@ def test_a_line_said_by_no_one_after_a_speakers_begins_a_line_and_the_speaker_is
     assert summary == "Marcus: Rolling back now.\nThe pier is empty.\nMarcus: Done."
     assert [summary[k:k + 4] for k in starts] == ["Roll", "The ", "Done"]
     assert labelled(["Intro.", "Yes."], [None, "Ann"])[0] == "Intro.\nAnn: Yes."
+
+
+@pytest.mark.parametrize("kind", ["vtt", "srt"])
+def test_a_caption_files_timings_are_neither_words_nor_tokens(runner, app, tmp_path, kind):
+    """What a caption file says is its cues' words: its header, cue numbers and timings count as no words, and the
+    encoder does not read them (a lecture's timings had tripled the tokens it encoded); the sources still point at
+    the file."""
+    text = VTT if kind == "vtt" else _srt(VTT)
+    path = tmp_path / f"talk.{kind}"
+    path.write_text(text, encoding="utf-8")
+    record = _json(runner, app, [str(path), "--model", "minilm", "--sentences", "1"])
+    spoken = re.sub(r"<v [^>]+>|^[A-Z][a-z]+: ", "", "\n".join(
+        line for line in text.splitlines() if line and "-->" not in line and not line.isdigit()
+        and line != "WEBVTT"), flags=re.MULTILINE)
+    labels = len(re.findall(r"^[A-Z][a-z]+: ", text, flags=re.MULTILINE))  # SubRip's speakers: words of the file
+    assert len(spoken.split()) == 37 and record["words"] == 37 + labels
+    assert record["input_tokens"] < 1.5 * record["words"]  # with the timings, over 4 tokens a word
+    source = record["sentences"][0]["sources"][0]
+    assert record["summary"].split(": ", 1)[-1] in " ".join(text[source["start"]:source["end"]].split())
