@@ -307,7 +307,7 @@ def _cues(text: str) -> Iterator[tuple[int, int, str | None, str]]:
 
 def _spoken_lines(text: str) -> Iterator[tuple[int, int, str | None, str | None]]:
     """(start, end, speaker, time) of each turn line's words in a transcript (a line that is not a turn goes on
-    the turn before it); in a chat export (``is_chat``), of each line of a message, by the header above it, without
+    the turn before it; not the lines of a title page before the first turn); in a chat export (``is_chat``), of each line of a message, by the header above it, without
     its code blocks and emoji reactions."""
     if is_chat(text):
         yield from _chat_lines(text)
@@ -318,8 +318,15 @@ def _spoken_lines(text: str) -> Iterator[tuple[int, int, str | None, str | None]
     if is_headed(text):
         yield from _headed_lines(text)
         return
-    for start, end, line in _lines(text):
-        if not line.strip():
+    lines = list(_lines(text))
+    first = next((k for k, (_, _, line) in enumerate(lines) if TURN.match(line)), len(lines))
+    title = set()  # before the first turn, the paragraphs that end no sentence: a title, a date, a heading
+    for found in PARAGRAPH.finditer(text, 0, lines[first][0] if first < len(lines) else len(text)):
+        body = found.group().strip()
+        if not _ends_prose(body) and len(body.split()) <= TITLE_PAGE_WORDS:
+            title.update(k for k, (start, _, _) in enumerate(lines[:first]) if found.start() <= start < found.end())
+    for k, (start, end, line) in enumerate(lines):
+        if not line.strip() or k in title:
             continue
         label = TURN.match(line)
         end = start + len(line.rstrip())

@@ -781,3 +781,17 @@ def test_speakers_named_in_capitals_are_shown_as_names_unless_some_are_not():
     assert [t.speaker for t in turns(capitals)][:2] == ["Jamie", "Mayor Delgado"]
     mixed = "Jamie: Welcome back to the show.\nCEO: Thank you for having me.\nJamie: Let us begin.\n" * 2
     assert [t.speaker for t in turns(mixed)][:2] == ["Jamie", "CEO"]  # one in capitals among names: as written
+
+
+def test_a_transcripts_title_page_is_not_glued_to_its_first_sentence():
+    from lsgtool.documents.prose import is_transcript
+
+    text = ("AEROLUX AP-500 SMART AIR PURIFIER\nFrequently Asked Questions\nRevision 3 (May 2024)\n\n"
+            "This guide answers the questions our support team hears most often.\n\nGETTING STARTED\n\n"
+            "Q: What size of room is the AP-500 designed for?\nA: It is rated for rooms up to 45 square metres.\n"
+            "Q: Where should I put the purifier?\nA: On a flat, hard surface at least 30 cm from the walls.\n"
+            "Q: Can I wash the filter?\nA: No: vacuum its outer mesh every few weeks instead.\n")
+    assert is_transcript(text)
+    assert [readable(text[a:b], spoken=True) for a, b in prose_sentences(text)][:2] == [
+        "This guide answers the questions our support team hears most often.",
+        "What size of room is the AP-500 designed for?"]
