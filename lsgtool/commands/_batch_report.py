@@ -6,6 +6,7 @@ import os
 from typing import Any
 
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 
@@ -44,12 +45,13 @@ def _per_input(scores: list[dict[str, Any]]) -> Table:
         common = os.path.commonpath([os.path.dirname(score["input"]) for score in scores])
     except ValueError:  # paths on different drives, or absolute and relative
         common = ""
-    table = Table(title="ROUGE F1 per input" + (f" (in {common})" if common else ""))
+    table = Table(title="ROUGE F1 per input" + (f" (in {escape(common)})" if common else ""))
     table.add_column("input")
     for name in ("ROUGE-1", "ROUGE-2", "ROUGE-Lsum"):
         table.add_column(name, justify="right")
     for score in scores[:PER_INPUT_ROWS]:
-        table.add_row(os.path.relpath(score["input"], common) if common else score["input"], *(f"{100 * score[m]:.2f}" for m in ("rouge1", "rouge2", "rougeLsum")))
+        name = os.path.relpath(score["input"], common) if common else score["input"]
+        table.add_row(escape(name), *(f"{100 * score[m]:.2f}" for m in ("rouge1", "rouge2", "rougeLsum")))
     if len(scores) > PER_INPUT_ROWS:
         table.add_row(f"... {len(scores) - PER_INPUT_ROWS} more (--json has every input)", "", "", "")
     return table

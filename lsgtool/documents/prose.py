@@ -67,7 +67,7 @@ ALERT = re.compile(r"\s*>\s*(?:\[!(?i:note|tip|important|warning|caution)\]|(?:\
 # a line of images alone: a README's badges, "[![PyPI version](https://img.shields.io/...)](https://pypi.org/...)"
 BADGES = re.compile(r"(?:[ \t]*\[?!\[[^\]\n]*\]\([^)\s]*\)(?:\]\([^)\s]*\))?)+[ \t]*$")
 # a FAQ's question, "Q: ...?": a heading over its answer
-ASKED = re.compile(r"\s*(?:\*\*|__)?(?:Q|Question)\s*[:.](?:\*\*|__)?\s+\S.*\?(?:\*\*|__)?\s*$")
+ASKED = re.compile(r"\s*(?:\*\*|__)?(?:Q|Question)\s*:(?:\*\*|__)?\s+\S.*\?(?:\*\*|__)?\s*$")
 STAMP = r"\[?((?:\d{1,2}:)?\d{1,2}:\d{2})(?:[.,]\d+)?\]?"  # a time said before a turn: [00:12:31], 12:31
 # "Speaker: words", "Jane Doe -- Chief Financial Officer: words" (a name, its firm and its role, up to 60 characters)
 # (not a label: a manual's "IMPORTANT:", "Note:"; an interview's or a FAQ's "Q:" and "A:" are its speakers)
@@ -93,6 +93,8 @@ CUES = 3  # the fewest cues a screenplay has (and a scene heading)
 # call's "Karen Mitchell -- Chief Executive Officer", "Operator"
 SPEAKER_LINE = re.compile(r"[ \t]*(Operator|[A-Z][\w.'’-]+(?: [A-Z][\w.'’-]*){1,3})"
                           r"((?:[ \t]+(?:--|—|–)[ \t]+[^\n]{1,80})?)[ \t]*$")
+HEADING_WORD = re.compile(r"(?i:chapter|part|book|section|act|scene|volume|appendix|step|phase|day|week|lesson|unit|"
+                          r"module|episode|round|stage|level|chapitre)\b")  # "Chapter One — The Storm": a heading
 HEADED = 4  # the fewest such lines for a text to be read as its speakers' turns (two speakers at least)
 SECTION_LABEL = re.compile(r"[ \t]*[A-Z][\w&' -]{0,40}:[ \t]*$")  # "Prepared Remarks:", "Questions & Answers:"
 REACTIONS = re.compile(r"[ \t]*(?::[\w+-]+:[ \t]*\d+[ \t]*)+$")  # a message's emoji reactions: ":dart: 3  :100: 1"
@@ -177,7 +179,8 @@ def _speaker_lines(lines: list[tuple[int, int, str]]) -> dict[int, str]:
     found = {}
     for k, (_, _, line) in enumerate(lines):
         named = SPEAKER_LINE.match(line)
-        if named and (k == 0 or not lines[k - 1][2].strip()) and (
+        if named and not HEADING_WORD.match(named.group(1)) and (k == 0 or not lines[k - 1][2].strip()) and not (
+                k + 1 < len(lines) and SETEXT.match(lines[k + 1][2])) and (
                 k + 1 < len(lines) and lines[k + 1][2].strip()
                 or k + 2 < len(lines) and not lines[k + 1][2].strip() and lines[k + 2][2].strip()):
             found[k] = named.group(1)
@@ -187,14 +190,13 @@ def _speaker_lines(lines: list[tuple[int, int, str]]) -> dict[int, str]:
 @lru_cache(maxsize=8)
 def is_headed(text: str) -> bool:
     """Whether ``text`` is talk under its speakers' names, each on a line of its own (``SPEAKER_LINE``: an earnings
-    call's transcript): ``HEADED`` such lines or more, two speakers or more, and an "Operator", a role after a name
-    or two speakers named twice each (a report's bare headings are named once)."""
+    call's transcript): ``HEADED`` such lines or more, two speakers or more, and an "Operator" or a role after the name
+    on half of them at least (a report's "Key Points", a novel's "Chapter One — The Storm" are headings)."""
     lines = list(_lines(text))
     found = _speaker_lines(lines)
     counts = Counter(found.values())
-    roles = any(SPEAKER_LINE.match(lines[k][2]).group(2) for k in found)
-    return len(found) >= HEADED and len(counts) >= 2 and (
-        "Operator" in counts or roles or sum(1 for n in counts.values() if n >= 2) >= 2)
+    roles = sum(1 for k in found if SPEAKER_LINE.match(lines[k][2]).group(2))
+    return len(found) >= HEADED and len(counts) >= 2 and ("Operator" in counts or 2 * roles >= len(found))
 
 
 def _headed_lines(text: str) -> Iterator[tuple[int, int, str | None, None]]:
@@ -258,9 +260,9 @@ def is_captions(text: str) -> bool:
 
 
 # what a caption file holds that is not said: its header line, each cue's number and timing line, tags
-UNSAID = re.compile(r"\A\ufeff?WEBVTT[^\n]*|^[ \t]*\d+[ \t]*\r?$|"
-                    r"^[ \t]*(?:\d{1,2}:)?\d{1,2}:\d{2}[.,]\d{3}[ \t]+-->[^\n]*|</?[a-z][^>\n]*>|\{\\[^}\n]*\}",
-                    re.MULTILINE)
+UNSAID = re.compile(r"\A\ufeff?\s*WEBVTT[^\n]*|^[ \t]*\d+[ \t]*\r?$(?=\n[ \t]*(?:\d{1,2}:)?\d{1,2}:\d{2}[.,]\d)"
+                    r"|^[ \t]*(?:\d{1,2}:)?\d{1,2}:\d{2}[.,]\d{3}[ \t]+-->[^\n]*|</?[a-z][^>\n]*>|\{\\[^}\n]*\}",
+                    re.MULTILINE)  # (a cue's number: a number alone above a timing)
 
 
 def said_only(text: str) -> str:
@@ -307,8 +309,8 @@ def _cues(text: str) -> Iterator[tuple[int, int, str | None, str]]:
 
 def _spoken_lines(text: str) -> Iterator[tuple[int, int, str | None, str | None]]:
     """(start, end, speaker, time) of each turn line's words in a transcript (a line that is not a turn goes on
-    the turn before it; not the lines of a title page before the first turn); in a chat export (``is_chat``), of each line of a message, by the header above it, without
-    its code blocks and emoji reactions."""
+    the turn before it; not the lines of a title page before the first turn); in a chat export (``is_chat``), of
+    each line of a message, by the header above it, without its code blocks and emoji reactions."""
     if is_chat(text):
         yield from _chat_lines(text)
         return
@@ -319,12 +321,17 @@ def _spoken_lines(text: str) -> Iterator[tuple[int, int, str | None, str | None]
         yield from _headed_lines(text)
         return
     lines = list(_lines(text))
-    first = next((k for k, (_, _, line) in enumerate(lines) if TURN.match(line)), len(lines))
-    title = set()  # before the first turn, the paragraphs that end no sentence: a title, a date, a heading
-    for found in PARAGRAPH.finditer(text, 0, lines[first][0] if first < len(lines) else len(text)):
-        body = found.group().strip()
-        if not _ends_prose(body) and len(body.split()) <= TITLE_PAGE_WORDS:
-            title.update(k for k, (start, _, _) in enumerate(lines[:first]) if found.start() <= start < found.end())
+    first = next((k for k, (_, _, line) in enumerate(lines) if TURN.match(line)), 0)  # none: no title page
+    title: set[int] = set()  # before the first turn, the paragraphs that end no sentence: a title, a date, a heading
+    paragraph: list[int] = []
+    for k in range(first + 1):
+        if k < first and lines[k][2].strip():
+            paragraph.append(k)
+            continue
+        body = " ".join(lines[j][2].strip() for j in paragraph)
+        if paragraph and not _ends_prose(body) and len(body.split()) <= TITLE_PAGE_WORDS:
+            title.update(paragraph)
+        paragraph = []
     for k, (start, end, line) in enumerate(lines):
         if not line.strip() or k in title:
             continue
@@ -397,8 +404,13 @@ def turns(text: str, transcript: bool | None = None) -> tuple[Turn, ...]:
     apart = how == "transcript" and is_chat(text)
     named = {speaker for speaker, _, _ in found if speaker}
     if named and all(name.isupper() for name in named):  # every name in capitals ("JAMIE:", "MAYOR DELGADO:"): a
-        found = [(speaker and speaker.title(), spans, times) for speaker, spans, times in found]  # habit, not a name
+        found = [(speaker and _as_name(speaker), spans, times) for speaker, spans, times in found]  # habit
     return tuple(Turn(tuple(spans), speaker, tuple(times), apart) for speaker, spans, times in found)
+
+
+def _as_name(capitals: str) -> str:
+    """A name written in capitals as a name: "MAYOR DELGADO" "Mayor Delgado", "JAMIE'S DAD" "Jamie's Dad"."""
+    return " ".join(word[:1] + word[1:].lower() for word in capitals.split(" "))
 
 
 def speakers(text: str, offsets: list[int], transcript: bool | None = None) -> list[Turn | None]:
@@ -526,7 +538,7 @@ CLOSING_MATTER = re.compile(NUMBERED + r"(?:about (?:the authors?|us|the company
 
 
 # a paragraph of legal boilerplate, wherever it stands: an e-mail's confidentiality notice, a disclaimer
-BOILERPLATE = re.compile(r"[ \t>]*(?:\*\*|__)?(?:(?:confidentiality|privacy|legal|important) (?:notice|note|statement)|"
+BOILERPLATE = re.compile(r"[ \t>]*(?:\*\*|__)?(?:(?:confidentiality|privacy) (?:notice|note|statement)|"
                          r"disclaimer)(?:\*\*|__)?\s*:|[ \t>]*this (?:e-?mail|message|communication)(?: and any "
                          r"(?:attachments?|files)[^.]{0,40}?)? (?:is|are|may|contains?)\b[^.]{0,60}?\b(?:confidential|"
                          r"privileged)", re.IGNORECASE)

@@ -84,8 +84,8 @@ OPERATOR = re.compile(r"(?:conference |call )?operator", re.IGNORECASE)
 # at most POINTER_WORDS words, that names a place (a section, an example, a discussion) or links one, or that says
 # something is shown in a table, figure, section or appendix, is not picked. "See, I told you." is kept.
 # ("For setup instructions, see the Quick Start Guide")
-POINTER = re.compile(r"(?:for [^,.]{1,40},\s*)?(?:see(?: also)?|cf\.|refer to|for (?:more|further) (?:details|"
-                     r"information|info),? see)\s", re.IGNORECASE)
+POINTER = re.compile(r"(?:for (?!example\b|instance\b)[^,.]{1,40},\s*)?(?:see(?: also)?|cf\.|refer to|for (?:more|"
+                     r"further) (?:details|information|info),? see)\s", re.IGNORECASE)
 PLACE = re.compile(r"\b(?:above|below|section|sections|appendix|discussion|details|info|information|example|examples|"
                    r"documentation|docs|page|chapter|figure|table|issue|rfc|reference|post|thread|comment|"
                    r"alternatives|here|guide|manual|handbook|booklet|faq|licen[cs]e)\b|https?://|www\.|\]\(|\]\[|`_",
@@ -143,20 +143,20 @@ CREDITS = re.compile(r"(?:(?:additional )?reporting|writing|editing|compiled|pho
                      re.IGNORECASE)  # "Photograph: Ben Whitaker for The Northern Ledger"
 REPLY = re.compile(r"\bOn\s.{4,100}?\swrote:")
 # a company's safe-harbour caveat, said at the start of every earnings call and under every press release
-CAVEAT = re.compile(r"\bforward-looking statements?\b|\bnon-GAAP (?:financial )?measures?\b|"
-                    r"\bundertakes? no obligation\b|\bsafe harbou?r\b", re.IGNORECASE)
+CAVEAT = re.compile(r"\bforward-looking statements?\b|\bundertakes? no obligation\b|\b(?:refer to|discuss|use) "
+                    r"(?:certain |some )?non-GAAP (?:financial )?measures?\b", re.IGNORECASE)
 # a podcast's or a video's advertisement: "This episode is brought to you by ...", "... at brightline dot com slash
 # street", "use code STREET for 15% off your first order", "Okay, back to the show."
-SPONSOR = re.compile(r"\b(?:brought to you by|(?:a (?:quick )?word from )?our sponsors?\b|sponsored by|dot com slash|"
-                     r"promo code|use (?:the )?code|(?:percent|%) off (?:your|their)\b|back to the show)",
+SPONSOR = re.compile(r"\b(?:(?:this (?:episode|show|video|podcast) is )?brought to you by|(?:word|message) from our "
+                     r"sponsors?\b|dot com slash|promo code\b|(?:percent|%) off (?:your|their)\b|back to the show\b)",
                      re.IGNORECASE)
 # a greeting or a thanks, and little more: "Thank you, operator, and good afternoon, everyone."
-PLEASANTRY = re.compile(r"(?:thanks?(?: you)?|good (?:morning|afternoon|evening)|hello|hi|welcome|let's get started)\b",
-                        re.IGNORECASE)
+PLEASANTRY = re.compile(r"(?:thanks?(?: you)?\b(?!\s+to\b)|good (?:morning|afternoon|evening)\b|welcome(?: back)?"
+                        r"(?=[,!.]| everyone| everybody| all\b)|let['’]s get started\b)", re.IGNORECASE)
 PLEASANTRY_WORDS = 12
 # and a speech's thanks, however long: "I want to start by thanking Council President Harold Lee and ..."
-THANKS = re.compile(r"(?:i|we) (?:(?:really |just )?(?:want|would like|wish)|['’]d (?:also )?like) to (?:also )?"
-                    r"(?:thank|start by thanking|begin by thanking|welcome|recogni[sz]e)\b", re.IGNORECASE)
+THANKS = re.compile(r"(?:i|we)(?: (?:really |just )?(?:want|would like|wish)|['’]d (?:also )?like) to (?:also )?"
+                    r"(?:thank|start by thanking|begin by thanking|welcome)\b", re.IGNORECASE)
 BARS = 2
 # a table's row read as a sentence ("SAA (k=64) 72.8 66.0 65.1 9.3"): more than this share of its words numbers
 NUMBERS = 0.4

@@ -708,6 +708,14 @@ def test_a_readmes_badges_and_a_note_boxs_label_are_not_prose():
     ("This episode is brought to you by Brightline Home Insurance.", False),  # an advertisement
     ("Listeners get fifteen percent off their first year at brightline dot com slash street.", False),
     ("The sponsor of the bill, Senator Hale, withdrew it on Monday.", True),
+    ("The bill, sponsored by Senator Jane Doe, would ban the sale of the land.", True),
+    ("Adjusted EBITDA, a non-GAAP measure, rose 12% to $450 million.", True),
+    ("Section 512 gives online services a safe harbor from liability for what users post.", True),
+    ("To reproduce the results, use the code in the experiments folder.", True),
+    ("Thanks to the new vaccine, deaths fell by half last year.", True),
+    ("Welcome to the new normal, where prices never fall back.", True),
+    ("For example, see how quickly the virus spread through northern Italy in March 2020.", True),
+    ("I'd like to thank the council for its work this year.", False),
     ("Good morning everyone, let's get started.", False),
     ("I want to start by thanking Council President Harold Lee and the members of the City Council who are here "
      "tonight.", False),
@@ -772,6 +780,9 @@ def test_talk_under_its_speakers_names_on_lines_of_their_own_is_read_as_their_tu
     report = ("Annual Report\n\nMarket Overview\n\nSales grew in every region this year.\n\nKey Findings\n\n"
               "Margins held.\n\nNext Steps\n\nWe will open two stores.\n\nRisk Factors\n\nCosts may rise.\n")
     assert not is_headed(report)  # bare headings, each once: no speakers
+    novel = "".join(f"Chapter {n} — The Storm\n\nThe rain came down on the roofs all night.\n\n" for n in "ABCDE")
+    status = "".join(f"Project {n}\n\nKey Points\n\nSales grew.\n\nNext Steps\n\nWe open a store.\n\n" for n in "ABC")
+    assert not is_headed(novel) and not is_headed(status)  # headings, with a subtitle or repeated: no speakers
 
 
 def test_speakers_named_in_capitals_are_shown_as_names_unless_some_are_not():
@@ -779,6 +790,8 @@ def test_speakers_named_in_capitals_are_shown_as_names_unless_some_are_not():
 
     capitals = "JAMIE: Welcome back to the show.\nMAYOR DELGADO: Thank you for having me.\nJAMIE: Let us begin.\n" * 2
     assert [t.speaker for t in turns(capitals)][:2] == ["Jamie", "Mayor Delgado"]
+    apostrophe = capitals.replace("MAYOR DELGADO", "JAMIE'S DAD")
+    assert [t.speaker for t in turns(apostrophe)][:2] == ["Jamie", "Jamie's Dad"]
     mixed = "Jamie: Welcome back to the show.\nCEO: Thank you for having me.\nJamie: Let us begin.\n" * 2
     assert [t.speaker for t in turns(mixed)][:2] == ["Jamie", "CEO"]  # one in capitals among names: as written
 
@@ -795,3 +808,6 @@ def test_a_transcripts_title_page_is_not_glued_to_its_first_sentence():
     assert [readable(text[a:b], spoken=True) for a, b in prose_sentences(text)][:2] == [
         "This guide answers the questions our support team hears most often.",
         "What size of room is the AP-500 designed for?"]
+    unlabelled = "so we started the meeting late\n\nthe budget was the first thing we looked at\n\n" * 3
+    assert " ".join(readable(unlabelled[a:b], spoken=True) for a, b in prose_sentences(unlabelled, True)).startswith(
+        "We started the meeting late")  # no turn at all: no title page before one

@@ -523,11 +523,13 @@ def test_a_quotations_later_sentences_are_read_after_the_one_that_says_who_speak
             '“Curly quotes too,” she said. “They count.”\n')
     spans = prose_sentences(text)
     sentences = [readable(text[a:b]) for a, b in spans]
-    assert read_after(sentences, False, text, spans) == [None, None, 1, 2, None, None, None, None, 7]
-    assert read_after(sentences, False) == [None] * 9  # without the text: only pointing back
+    # ("It was the first such plant." points back)
+    assert read_after(sentences, False, text, spans) == [None, None, 1, 2, None, 4, None, None, 7]
+    assert read_after(sentences, False) == [None] * 5 + [4] + [None] * 3  # without the text: only pointing back
     bare = text.replace('"', "").replace("“", "").replace("”", "")
     spans = prose_sentences(bare)
-    assert read_after([readable(bare[a:b]) for a, b in spans], False, bare, spans) == [None, 0, 1] + [None] * 6
+    assert read_after([readable(bare[a:b]) for a, b in spans], False, bare, spans) == [
+        None, 0, 1, None, None, 4, None, None, 7]  # "They count." points back
     # no quotation: only "This is ..." and "These are ..." point back
 
 
