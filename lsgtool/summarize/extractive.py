@@ -154,6 +154,10 @@ SPONSOR = re.compile(r"\b(?:(?:this (?:episode|show|video|podcast) is )?brought 
 PLEASANTRY = re.compile(r"(?:thanks?(?: you)?\b(?!\s+to\b)|good (?:morning|afternoon|evening)\b|welcome(?: back)?"
                         r"(?=[,!.]| everyone| everybody| all\b)|let['’]s get started\b)", re.IGNORECASE)
 PLEASANTRY_WORDS = 12
+# a call's or a show's hand-over: "With that, I'll turn the call over to Karen.", "Back to you, Tom."
+HANDOFF = re.compile(r"(?:(?:with that|and with that|so),? )?(?:i['’]ll|i will|i['’]d like to|let me|"
+                     r"i['’]m going to)? ?(?:now )?(?:turn|hand|pass) (?:the call|it|things|the floor|the meeting)"
+                     r"(?: back)? (?:over )?to\b|back to you\b", re.IGNORECASE)
 # and a speech's thanks, however long: "I want to start by thanking Council President Harold Lee and ..."
 THANKS = re.compile(r"(?:i|we)(?: (?:really |just )?(?:want|would like|wish)|['’]d (?:also )?like) to (?:also )?"
                     r"(?:thank|start by thanking|begin by thanking|welcome)\b", re.IGNORECASE)
@@ -172,9 +176,9 @@ def worth_showing(shown: str, span: str) -> bool:
     introduces is not shown) or goes on into the next list item
     (``GOES_ON``), only points elsewhere (``POINTER``, ``SHOWN_IN``), is a caption (``CAPTION``, an image's), credits, a
     quoted e-mail's header, a signature, a company's caveat or an advertisement (``CREDITS``, ``REPLY``, ``BARS``,
-    ``CAVEAT``, ``SPONSOR``), a short
-    greeting or thanks (``PLEASANTRY``), a court's citations (``CITATION``, ``STATUTE``), a vote's record
-    (``MOTION``), a list of names (``LISTED_WORDS``), a table's row (``NUMBERS``) or mostly symbols (``SYMBOLS``)."""
+    ``CAVEAT``, ``SPONSOR``), a short greeting, thanks or hand-over (``PLEASANTRY``, ``THANKS``, ``HANDOFF``), a
+    court's citations (``CITATION``, ``STATUTE``), a vote's record (``MOTION``), a list of names
+    (``LISTED_WORDS``), a table's row (``NUMBERS``) or mostly symbols (``SYMBOLS``)."""
     words = shown.split()
     pointing = (POINTER.match(shown) is not None and PLACE.search(span) is not None) or SHOWN_IN.search(shown)
     listed = len(words) >= LISTED_WORDS and not any(w in STOP for w in map(str.lower, WORD.findall(shown))) \
@@ -189,7 +193,8 @@ def worth_showing(shown: str, span: str) -> bool:
     return not (shown.rstrip().endswith(LEADS_IN) or going or (pointing and len(words) <= POINTER_WORDS)
                 or CAPTION.match(shown) or listed or symbols or furniture or row or image or _cited(shown)
                 or (MOTION.match(shown) is not None and len(words) <= MOTION_WORDS)
-                or (PLEASANTRY.match(shown) is not None and len(words) <= PLEASANTRY_WORDS) or THANKS.match(shown))
+                or (PLEASANTRY.match(shown) is not None and len(words) <= PLEASANTRY_WORDS) or THANKS.match(shown)
+                or (HANDOFF.match(shown) is not None and len(words) <= PLEASANTRY_WORDS))
 
 
 def _cited(shown: str) -> bool:

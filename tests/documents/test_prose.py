@@ -716,6 +716,9 @@ def test_a_readmes_badges_and_a_note_boxs_label_are_not_prose():
     ("Welcome to the new normal, where prices never fall back.", True),
     ("For example, see how quickly the virus spread through northern Italy in March 2020.", True),
     ("I'd like to thank the council for its work this year.", False),
+    ("With that, I'll turn the call over to Karen.", False),  # a hand-over
+    ("I will now hand it over to our chief financial officer, Tomas.", False),
+    ("The council will turn the old library over to the school district in May.", True),
     ("Good morning everyone, let's get started.", False),
     ("I want to start by thanking Council President Harold Lee and the members of the City Council who are here "
      "tonight.", False),
