@@ -41,6 +41,8 @@ PER_INPUT_ROWS = 40  # inputs shown in the per-input ROUGE table (--json has the
 def _per_input(scores: list[dict[str, Any]]) -> Table:
     """Each scored input's ROUGE-1/2/Lsum F1, in the order the inputs were read, named inside the folder that
     holds them all."""
+    from lsgtool.summarize.scoring import METRICS
+
     try:
         common = os.path.commonpath([os.path.dirname(score["input"]) for score in scores])
     except ValueError:  # paths on different drives, or absolute and relative
@@ -51,7 +53,7 @@ def _per_input(scores: list[dict[str, Any]]) -> Table:
         table.add_column(name, justify="right")
     for score in scores[:PER_INPUT_ROWS]:
         name = os.path.relpath(score["input"], common) if common else score["input"]
-        table.add_row(escape(name), *(f"{100 * score[m]:.2f}" for m in ("rouge1", "rouge2", "rougeLsum")))
+        table.add_row(escape(name), *(f"{100 * score[m]:.2f}" for m in METRICS))
     if len(scores) > PER_INPUT_ROWS:
         table.add_row(f"... {len(scores) - PER_INPUT_ROWS} more (--json has every input)", "", "", "")
     return table

@@ -71,7 +71,8 @@ ASKED = re.compile(r"\s*(?:\*\*|__)?(?:Q|Question)\s*:(?:\*\*|__)?\s+\S.*\?(?:\*
 STAMP = r"\[?((?:\d{1,2}:)?\d{1,2}:\d{2})(?:[.,]\d+)?\]?"  # a time said before a turn: [00:12:31], 12:31
 # "Speaker: words", "Jane Doe -- Chief Financial Officer: words" (a name, its firm and its role, up to 60 characters)
 # (not a label: a manual's "IMPORTANT:", "Note:"; an interview's or a FAQ's "Q:" and "A:" are its speakers)
-LABEL = r"(?i:note|nb|important|warning|caution|tip|hint|attention|danger|notice|example|step \d+)\s*:"
+NOTICES = "note|nb|important|warning|caution|tip"  # a manual's labels (also not shown: ``LABELS``)
+LABEL = rf"(?i:{NOTICES}|hint|attention|danger|notice|example|step \d+)\s*:"
 TURN = re.compile(rf"\s*(?:{STAMP}\s+)?(?!{LABEL})([A-Z][\w.'’ —–-]{{0,60}}?)\s*(?:\({STAMP}\))?:\s+(?=\S)")
 TRANSCRIPT = 0.5  # the share of a text's lines that must be turns for each line to be read as one
 # a chat export's message header, on a line of its own above the message's lines: "Priya Raman  9:02 AM" (Slack),
@@ -173,9 +174,12 @@ def _cue(line: str, after: str) -> str | None:
     return cue.group(2).strip().title() if cue and after.strip() and 0 < indent < len(cue.group(1)) else None
 
 
-def _speaker_lines(lines: list[tuple[int, int, str]]) -> dict[int, str]:
-    """The indices of ``lines`` that name a speaker above what they say (``SPEAKER_LINE``, alone between a blank
-    line and words, right under it or after one blank line), and the names (without the roles)."""
+@lru_cache(maxsize=8)
+def _speaker_lines(text: str) -> dict[int, tuple[str, bool]]:
+    """The indices of ``text``'s lines (``_lines``) that name a speaker above what they say (``SPEAKER_LINE``,
+    alone between a blank line and words, right under it or after one blank line): the name (without the role) and
+    whether a role follows it."""
+    lines = list(_lines(text))
     found = {}
     for k, (_, _, line) in enumerate(lines):
         named = SPEAKER_LINE.match(line)
@@ -183,7 +187,7 @@ def _speaker_lines(lines: list[tuple[int, int, str]]) -> dict[int, str]:
                 k + 1 < len(lines) and SETEXT.match(lines[k + 1][2])) and (
                 k + 1 < len(lines) and lines[k + 1][2].strip()
                 or k + 2 < len(lines) and not lines[k + 1][2].strip() and lines[k + 2][2].strip()):
-            found[k] = named.group(1)
+            found[k] = named.group(1), bool(named.group(2))
     return found
 
 
@@ -192,10 +196,9 @@ def is_headed(text: str) -> bool:
     """Whether ``text`` is talk under its speakers' names, each on a line of its own (``SPEAKER_LINE``: an earnings
     call's transcript): ``HEADED`` such lines or more, two speakers or more, and an "Operator" or a role after the name
     on half of them at least (a report's "Key Points", a novel's "Chapter One — The Storm" are headings)."""
-    lines = list(_lines(text))
-    found = _speaker_lines(lines)
-    counts = Counter(found.values())
-    roles = sum(1 for k in found if SPEAKER_LINE.match(lines[k][2]).group(2))
+    found = _speaker_lines(text)
+    counts = Counter(name for name, _ in found.values())
+    roles = sum(1 for _, role in found.values() if role)
     return len(found) >= HEADED and len(counts) >= 2 and ("Operator" in counts or 2 * roles >= len(found))
 
 
@@ -203,11 +206,11 @@ def _headed_lines(text: str) -> Iterator[tuple[int, int, str | None, None]]:
     """``_spoken_lines`` of talk under its speakers' names (``is_headed``): each line by the name above it; not
     what comes before the first name (a title, the participants) nor a section's label ("Questions & Answers:")."""
     lines = list(_lines(text))
-    names = _speaker_lines(lines)
+    names = _speaker_lines(text)
     speaker = None
     for k, (start, _, line) in enumerate(lines[min(names, default=0):], min(names, default=0)):
         if k in names:
-            speaker = names[k]
+            speaker = names[k][0]
         elif line.strip() and not SECTION_LABEL.match(line):
             yield start + len(line) - len(line.lstrip()), start + len(line.rstrip()), speaker, None
 
@@ -933,7 +936,7 @@ SAID_LINKED = re.compile(rf"(?:(?:{LINKS}),|{CLAUSE})\s+", re.IGNORECASE)
 # "TL;DR:"
 LABELS = (r"(?:background|introduction|objectives?|aims?|purpose|methods?|design|setting|participants|results?|"
           r"findings|conclusions?|discussion|interpretation|case (?:presentation|report|description)|"
-          rf"{OWN_LABEL}|a|answer|note|nb|important|warning|caution|tip)\s*:")  # and a FAQ's "A:", a manual's "Note:"
+          rf"{OWN_LABEL}|a|answer|{NOTICES})\s*:")  # and a FAQ's "A:", a manual's "Note:"
 # a legal text's run-in heading: "(a) In General.--", "(1) ALGORITHMIC FEED.--"
 RUN_IN_HEADING = r"(?:\([a-z0-9]{1,4}\)\s*)*[A-Z][\w ,'’-]{0,50}\.(?:--|—)"
 LINKED = re.compile(rf"(?:(?:{LINKS}|{WRITTEN_LINKS}),|{CLAUSE}|{LABELS}|(?-i:{DATELINE}))\s+"

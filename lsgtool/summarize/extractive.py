@@ -193,8 +193,8 @@ def worth_showing(shown: str, span: str) -> bool:
     return not (shown.rstrip().endswith(LEADS_IN) or going or (pointing and len(words) <= POINTER_WORDS)
                 or CAPTION.match(shown) or listed or symbols or furniture or row or image or _cited(shown)
                 or (MOTION.match(shown) is not None and len(words) <= MOTION_WORDS)
-                or (PLEASANTRY.match(shown) is not None and len(words) <= PLEASANTRY_WORDS) or THANKS.match(shown)
-                or (HANDOFF.match(shown) is not None and len(words) <= PLEASANTRY_WORDS))
+                or (len(words) <= PLEASANTRY_WORDS and (PLEASANTRY.match(shown) or HANDOFF.match(shown)))
+                or THANKS.match(shown))
 
 
 def _cited(shown: str) -> bool:
