@@ -88,6 +88,8 @@ EMOJI = re.compile(r"(?<!\S):(?=[\w+-]*[a-z])[a-z0-9_+-]{2,40}:(?!\S)")
 SCENE = re.compile(r"[ \t]*(?:INT|EXT|INT\.?/EXT|I/E)\.[ \t]+\S.*$")
 CUE = re.compile(r"([ \t]{8,})(?!(?:CHAPTER|ARTICLE|SECTION|PART|BOOK|ACT|SCENE|TITLE)\b|[IVXLC]+\.?[ \t]*$)"
                  r"([A-Z][A-Z0-9 .'’-]{0,30}?)(?:[ \t]*\((?:CONT'D|CONT’D|CONT|V\.O\.|O\.S\.|O\.C\.)\))?[ \t]*$")
+# a name's parts that take a capital: each word, each side of a hyphen, and after an O' or a D' ("O'BRIEN")
+NAME_PART = re.compile(r"\b[OD]['’](?=\w{2})|[^\W\d_][^\s'’-]*(?:['’][^\s'’-]*)?")
 DIRECTION = re.compile(r"[ \t]*\([^()]*\)[ \t]*$")
 CUES = 3  # the fewest cues a screenplay has (and a scene heading)
 # a speaker's name on a line of its own, above what they say, perhaps with their role after a dash: an earnings
@@ -171,7 +173,7 @@ def _cue(line: str, after: str) -> str | None:
     is its dialogue, indented less than the cue and more than the action; else None."""
     cue = CUE.match(line)
     indent = len(after) - len(after.lstrip())
-    return cue.group(2).strip().title() if cue and after.strip() and 0 < indent < len(cue.group(1)) else None
+    return _as_name(cue.group(2).strip()) if cue and after.strip() and 0 < indent < len(cue.group(1)) else None
 
 
 @lru_cache(maxsize=8)
@@ -412,8 +414,9 @@ def turns(text: str, transcript: bool | None = None) -> tuple[Turn, ...]:
 
 
 def _as_name(capitals: str) -> str:
-    """A name written in capitals as a name: "MAYOR DELGADO" "Mayor Delgado", "JAMIE'S DAD" "Jamie's Dad"."""
-    return " ".join(word[:1] + word[1:].lower() for word in capitals.split(" "))
+    """A name written in capitals as a name: "MAYOR DELGADO" "Mayor Delgado", "JAMIE'S DAD" "Jamie's Dad",
+    "O'BRIEN" "O'Brien", "MARY-JANE" "Mary-Jane" (a screenplay's cues and a transcript's speakers alike)."""
+    return NAME_PART.sub(lambda part: part.group()[:1] + part.group()[1:].lower(), capitals)
 
 
 def speakers(text: str, offsets: list[int], transcript: bool | None = None) -> list[Turn | None]:

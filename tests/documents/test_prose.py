@@ -795,6 +795,8 @@ def test_speakers_named_in_capitals_are_shown_as_names_unless_some_are_not():
     assert [t.speaker for t in turns(capitals)][:2] == ["Jamie", "Mayor Delgado"]
     apostrophe = capitals.replace("MAYOR DELGADO", "JAMIE'S DAD")
     assert [t.speaker for t in turns(apostrophe)][:2] == ["Jamie", "Jamie's Dad"]
+    irish = capitals.replace("MAYOR DELGADO", "MAYOR O'BRIEN-WALSH")
+    assert [t.speaker for t in turns(irish)][:2] == ["Jamie", "Mayor O'Brien-Walsh"]
     mixed = "Jamie: Welcome back to the show.\nCEO: Thank you for having me.\nJamie: Let us begin.\n" * 2
     assert [t.speaker for t in turns(mixed)][:2] == ["Jamie", "CEO"]  # one in capitals among names: as written
 

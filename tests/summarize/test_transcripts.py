@@ -326,6 +326,8 @@ def test_a_screenplay_is_read_as_dialogue_by_its_cues_and_action_by_no_one(runne
                     for n in "I II III IV".split())
     assert not is_screenplay(novel) and not is_screenplay("EXT. HARBOUR - DAWN\n\n" + novel)  # centred headings
     assert [turn.speaker for turn in turns(SCREENPLAY)] == [None, "Nora", None, "Aoife", "Maguire", None, "Maguire"]
+    irish = SCREENPLAY.replace("MAGUIRE", "O'BRIEN").replace("AOIFE", "MARY-KATE")  # names as a transcript's are
+    assert [turn.speaker for turn in turns(irish)][3:5] == ["Mary-Kate", "O'Brien"]
     shown = [readable(SCREENPLAY[a:b], spoken=True) for a, b in prose_sentences(SCREENPLAY)]
     assert shown[:2] == ["Nora Breheny walks the length of the pier, counting the boats under her breath, and stops "
                          "at an empty mooring.", "Declan."]  # a wrapped paragraph is one; "Ah" is a filler
