@@ -60,6 +60,10 @@ QUOTE = re.compile(r"\s*>")
 # (``_field_rows``)
 FIELD = re.compile(r"\s*(?:>\s?)*(?:[-*+]\s+)?(\*\*|__)?[A-Za-z][\w/()-]*(?: [\w/()-]+){0,3}:(?(1)\1|)\s+\S.{0,160}"
                    r"(?:(?<![.!?:;,])|(?<=[ap]\.m\.))\s*$")  # the key may be in bold: "**Present:** Helen Ashford, ..."
+# a log's entry: a match report's "23' - Yellow card: Douglas Luiz ...", "45+2' - GOAL", an agenda's "9:30 – Coffee"
+# (a minute or a time, a dash or a colon, the entry): two or more in a row are a record, as fields are
+LOGGED = re.compile(r"[ \t]*(?:[-*+][ \t]+)?(?:\d{1,3}(?:\+\d{1,2})?['’]|\d{1,2}[:.]\d{2}(?::\d{2})?"
+                    r"(?:[ \t]*(?i:[ap]\.?m\.?|GMT|UTC|BST|CET|ET|PT))?)[ \t]*[-–—:|][ \t]+\S")
 DIRECTIVE = re.compile(r"\s*\.\. ")  # reStructuredText: .. note::, .. code-block::
 # a note box's label on a line of its own: GitHub's "> [!NOTE]", "> **Warning**"
 ALERT = re.compile(r"\s*>\s*(?:\[!(?i:note|tip|important|warning|caution)\]|(?:\*\*|__)(?i:note|tip|important|warning|"
@@ -108,6 +112,11 @@ TAG = re.compile(r"</?[a-z][^>]*>|\{\\[^}]*\}")  # caption styling: <i>, </v>, <
 
 
 BARE_WORDS = 12  # a bare heading's most words
+# a heading's label: "Item 7. Management's Discussion and Analysis of Financial Condition and Results of Operations"
+# (a 10-K's), "Article IV. ...", "Part II": such a heading may be longer
+LABELLED = re.compile(r"(?:Item|Part|PART|Section|Article|ARTICLE|Chapter|CHAPTER)\s+(?:\d{1,3}[A-Z]?|[IVXLC]+)\b\.?"
+                      r"(?:\s|$)")
+LABELLED_WORDS = 24
 BARE_SHARE = 0.6  # and most characters, a share of the text's longest line
 ENDED = re.compile(r"[.!?;:,…][\"'”’)\]]*$")  # a line ending as a sentence or a clause does
 OPENS = re.compile(r"[A-Z0-9]")  # how a heading, and the line after it, begin: a capital or a section's number
@@ -120,7 +129,8 @@ def bare_heading(line: str, before: str, after: str, width: int, heading_before:
     before a blank line or a line that begins as a sentence; and well short of the text's longest line (``width``)
     with room there for the next line's first word: a line of a hard-wrapped paragraph is not."""
     line, before, after = line.strip(), before.strip(), after.strip()
-    if not line or len(line.split()) > BARE_WORDS or not OPENS.match(line) or ENDED.search(line):
+    most = LABELLED_WORDS if LABELLED.match(line) else BARE_WORDS
+    if not line or len(line.split()) > most or not OPENS.match(line) or ENDED.search(line):
         return False
     if before and not heading_before and not re.search(r"[.!?…][\"'”’)\]]*$", before):
         return False
@@ -197,11 +207,13 @@ def _speaker_lines(text: str) -> dict[int, tuple[str, bool]]:
 def is_headed(text: str) -> bool:
     """Whether ``text`` is talk under its speakers' names, each on a line of its own (``SPEAKER_LINE``: an earnings
     call's transcript): ``HEADED`` such lines or more, two speakers or more, and an "Operator" or a role after the name
-    on half of them at least (a report's "Key Points", a novel's "Chapter One — The Storm" are headings)."""
+    on half of them at least, and someone who speaks twice (a report's "Key Points", a novel's "Chapter One — The
+    Storm" are headings; a résumé's "Senior Data Engineer -- Northwind Analytics, Leeds", each once, its jobs)."""
     found = _speaker_lines(text)
     counts = Counter(name for name, _ in found.values())
     roles = sum(1 for _, role in found.values() if role)
-    return len(found) >= HEADED and len(counts) >= 2 and ("Operator" in counts or 2 * roles >= len(found))
+    return len(found) >= HEADED and len(counts) >= 2 and (
+        "Operator" in counts or 2 * roles >= len(found) and max(counts.values()) >= 2)
 
 
 def _headed_lines(text: str) -> Iterator[tuple[int, int, str | None, None]]:
@@ -701,9 +713,10 @@ def _quoted_words(line: str) -> bool:
 
 
 def _field_rows(lines: list[tuple[int, int, str]]) -> set[int]:
-    """The indices of the ``lines`` that are fields of a record (``FIELD``), two or more in a row: a document's
-    metadata (an RFC's "Feature Name", "Start Date", an e-mail's "From", "Subject"), not sentences to summarise."""
-    field = [len(line) < 200 and FIELD.match(line) is not None for _, _, line in lines]
+    """The indices of the ``lines`` that are fields of a record (``FIELD``) or a log's entries (``LOGGED``), two or
+    more in a row: a document's metadata (an RFC's "Feature Name", "Start Date", an e-mail's "From", "Subject"), a
+    match's events minute by minute, not sentences to summarise."""
+    field = [len(line) < 200 and (FIELD.match(line) or LOGGED.match(line)) is not None for _, _, line in lines]
     return {i for i in range(len(lines))
             if field[i] and ((i and field[i - 1]) or (i + 1 < len(lines) and field[i + 1]))}
 
@@ -875,13 +888,15 @@ def rejoined(head: str, tail: str, words: Counter[str] | None, compound: bool = 
 
 
 def readable(span: str, spoken: bool = False, unlink: bool = True, verses: bool = False,
-             words: Counter[str] | None = None) -> str:
+             words: Counter[str] | None = None, breath: bool = False) -> str:
     """``span`` (a sentence's text) as a summary shows it: markup removed, whitespace collapsed. ``spoken``: a
     sentence of a transcript or captions: the labels, cue numbers and timings inside it, caption tags, fillers
     and repeated words left out; ``unlink``: the words that open it only to link it to the sentence before left
     out (``unlinked``; not for a piece that goes on a sentence cut before it); ``verses``: a sentence of a text
     numbered by verses (``verse_numbered``), its lines' verse labels left out; ``words``: the document's
-    (``hyphenated_words``), a word hyphenated across a line break is rejoined by them (``rejoined``)."""
+    (``hyphenated_words``), a word hyphenated across a line break is rejoined by them (``rejoined``); ``breath``: a
+    breath of speech written down without punctuation (``documents.sentences.breaths``), shown as a sentence
+    (``restored``)."""
     if spoken:
         text = _spoken(span)
     else:
@@ -904,7 +919,27 @@ def readable(span: str, spoken: bool = False, unlink: bool = True, verses: bool 
         for pattern, replacement in INLINE:
             text = pattern.sub(keep if replacement is None else replacement, text)
         text = " ".join(KEPT.sub(lambda m: code[int(m.group(1))], text).split())
-    return _quoted(unlinked(text, spoken) if unlink else text)
+    text = _quoted(unlinked(text, spoken) if unlink else text)
+    return restored(text) if breath and unlink else text
+
+
+# what a breath of unpunctuated speech (``documents.sentences.breaths``) opens with only to go on from the one before
+GOING_ON = re.compile(r"(?:(?:so|okay|ok|alright|um|uh|anyway|well|and|but|right|like)\s+)+", re.IGNORECASE)
+CAPITALISED = re.compile(r"\b(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|january|february|april|june|"
+                         r"july|august|september|october|november|december|english|american|british|french|german|"
+                         r"spanish|christmas|easter)\b")  # names a speech's words keep in writing ("may": not)
+
+
+def restored(text: str) -> str:
+    """A breath of speech written down without punctuation (a video's automatic captions) as a sentence: what only
+    goes on from the breath before left out (``GOING_ON``), a capital first and for "i" and the names of days and
+    months, fillers left out, and a full stop: "so what i do on friday is ..." -> "What I do on Friday is ... ."."""
+    going = GOING_ON.match(text)
+    if going and len(text[going.end():].split()) >= LINKED_LEFT:
+        text = text[going.end():]
+    text = re.sub(r"\b(?:um|uh|uhm|umm|erm)\s+", "", text)  # fillers, as in a transcript's (``_spoken``)
+    text = CAPITALISED.sub(lambda word: word.group().capitalize(), re.sub(r"\bi(?=\b|['’])", "I", text))
+    return text[:1].upper() + text[1:] + "."
 
 
 def _quoted(text: str) -> str:

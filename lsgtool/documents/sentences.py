@@ -24,6 +24,21 @@ CODE = re.compile(r"(?<!`)`(?=\S)[^`\n]{1,80}?(?<=\S)`(?!`)")
 # a full stop, question or exclamation mark of Chinese and Japanese (syntok splits at spaces, which they lack),
 # with the closing quotes and brackets that belong to the sentence
 CJK_END = re.compile(r"[。！？](?:[」』）】〕》”’]*)")
+# speech written down without punctuation (a video's automatic captions: "so today we're going to be talking about
+# sourdough starter and ..."): a "sentence" of at least RUN_ON words with no more than one mark in PER_MARK of them
+# is cut into breaths of BREATH words or so (``breaths``), before the words a speaker goes on with ("so", "okay",
+# "um", "but", ...), so that each can be read, weighed and picked (one 3,000-word sentence had been a summary)
+RUN_ON, PER_MARK = 60, 60
+BREATH = (10, 22, 45)  # the fewest words of a breath, the most wanted, the most
+MARK = re.compile(r"[.,;:!?](?!\d)")
+WORD = re.compile(r"\S+")
+AROUND = 400  # characters either side of a sentence that tell whether it is in unpunctuated speech (``in_breaths``)
+GOES_ON = frozenset("so okay ok alright um uh anyway well now but then because".split())  # a new breath after
+NOT_GOING_ON = {("but", "all"), ("but", "nothing"), ("but", "anything"), ("but", "last"), ("well", "as"),
+                ("now", "right"), ("now", "until"), ("now", "by"), ("then", "since"), ("then", "and")}  # "all but 20"
+# "... the second reason is"
+ORDINALS = frozenset("first second third fourth fifth number".split())
+SOFT = frozenset("and which when if where while since or".split())  # a worse place, better than mid-phrase
 
 
 def paragraphs(text: str) -> list[tuple[int, int]]:
@@ -48,7 +63,9 @@ def sentence_spans(text: str, start: int = 0, end: int | None = None) -> Iterato
             tokens = list(sentence)
             if tokens:
                 last = tokens[-1]
-                yield from _cjk_sentences(text, start + tokens[0].offset, start + last.offset + len(last.value))
+                a, b = start + tokens[0].offset, start + last.offset + len(last.value)
+                for x, y in _cjk_sentences(text, a, b):
+                    yield from breaths(text, x, y)
 
 
 def _cjk_sentences(text: str, start: int, end: int) -> Iterator[tuple[int, int]]:
@@ -60,6 +77,46 @@ def _cjk_sentences(text: str, start: int, end: int) -> Iterator[tuple[int, int]]
             while start < end and text[start].isspace():
                 start += 1
     yield start, end
+
+
+def unpunctuated(span: str) -> bool:
+    """Whether ``span`` is speech written down without punctuation (``RUN_ON``)."""
+    words = span.count(" ") + span.count("\n")
+    return words >= RUN_ON - 1 and len(MARK.findall(span)) * PER_MARK <= words
+
+
+def in_breaths(text: str, start: int, end: int) -> bool:
+    """Whether ``text[start:end]`` (a sentence) is a breath of unpunctuated speech (``breaths``): words with no mark,
+    and the text about it unpunctuated (``unpunctuated``; a sentence before a displayed formula also ends
+    without one, a title has none)."""
+    return text[start:start + 1].isalpha() and text.count(" ", start, end) >= 3 and not MARK.search(
+        text, start, end) and unpunctuated(text[max(0, start - AROUND):end + AROUND])  # (four words or more, the
+    # first a word: not a heading, nor a list's item)
+
+
+def breaths(text: str, start: int, end: int) -> Iterator[tuple[int, int]]:
+    """``text[start:end]`` as one sentence, or, when it is unpunctuated speech (``unpunctuated``), cut into breaths:
+    each of ``BREATH`` words, ending before the word nearest the wanted length that a speaker goes on with
+    (``GOES_ON``, else ``SOFT``, else at the most words)."""
+    if end - start < 4 * RUN_ON or not unpunctuated(text[start:end]):
+        yield start, end
+        return
+    words = [(m.start(), m.end()) for m in WORD.finditer(text, start, end)]
+    fewest, wanted, most = BREATH
+    k = 0
+    while len(words) - k > most:
+        window = range(k + fewest, k + most + 1)
+        bare = [text[words[i][0]:words[i][1]].lower() for i in window]
+        before = [text[words[i - 1][0]:words[i - 1][1]].lower() for i in window]
+        goes_on = [i for i, w, after, b in zip(window, bare, bare[1:] + [""], before)
+                   if w in GOES_ON and (w, b) not in NOT_GOING_ON or w == "the" and after in ORDINALS]
+        cut = min(goes_on or [i for i, w in zip(window, bare) if w in SOFT] or [k + most],
+                  key=lambda i: abs(i - k - wanted))
+        while cut - 1 >= k + fewest and bare[cut - 1 - k - fewest] in GOES_ON | SOFT:  # "okay so", "and then":
+            cut -= 1  # before both
+        yield words[k][0], words[cut - 1][1]
+        k = cut
+    yield words[k][0], words[-1][1]
 
 
 def sentences(text: str) -> list[str]:

@@ -25,7 +25,7 @@ from lsgtool.core.errors import UsageError
 from lsgtool.core.tokens import count_tokens
 from lsgtool.documents.prose import (ITEM, back_matter, own_summary, prose_sentences, readable, said_only, speakers,
                                      substance, title_page, title_span, turns, verse_numbered, hyphenated_words)
-from lsgtool.documents.sentences import sentence_spans
+from lsgtool.documents.sentences import in_breaths, sentence_spans
 from lsgtool.progress import Progress
 from lsgtool.summarize.lexical import STOP, WORD
 
@@ -71,6 +71,7 @@ MOTION_WORDS = 16
 # a displayed formula after a sentence that has not ended: the sentence goes on in it ("The rate of change of y is
 # written" before "$$ dy/dt = ky $$"), and reads cut off without it
 DISPLAYED = re.compile(r"\s*(?:\$\$|\\\[|\\begin\{(?:equation|align|gather|multline|displaymath))")
+SAME_OPENING = 5  # words (a figure among them) two sentences that say the same thing open with
 REPEATED_WORDS = 6  # a sentence this long inside one picked already repeats it ("Thank you." may be said twice)
 STATUTE = re.compile(r"(?:\d+\s+)?[A-Z][\w.]*(?:\s+[A-Z][\w.]*)*\s*§§?\s*[\w().,–-]+?\.?")  # "29 U.S.C. § 2615"
 IMAGE = re.compile(r"!\[[^\]]*(?:\]\(|$)")  # a Markdown image's caption: "![The architecture ...](arch.pdf)"
@@ -144,11 +145,19 @@ CREDITS = re.compile(r"(?:(?:additional )?reporting|writing|editing|compiled|pho
 REPLY = re.compile(r"\bOn\s.{4,100}?\swrote:")
 # a company's safe-harbour caveat, said at the start of every earnings call and under every press release
 CAVEAT = re.compile(r"\bforward-looking statements?\b|\bundertakes? no obligation\b|\b(?:refer to|discuss|use) "
-                    r"(?:certain |some )?non-GAAP (?:financial )?measures?\b", re.IGNORECASE)
-# a podcast's or a video's advertisement: "This episode is brought to you by ...", "... at brightline dot com slash
-# street", "use code STREET for 15% off your first order", "Okay, back to the show."
+                    r"(?:certain |some )?non-GAAP (?:financial )?measures?\b|\bshould be read (?:together|in "
+                    r"conjunction) with\b|\bresults (?:could|may|might) differ materially\b|\bthe occurrence of any "
+                    r"of the (?:following|foregoing) risks\b|\byou should carefully consider the (?:following )?risks\b",
+                    re.IGNORECASE)  # and a 10-K's
+# a podcast's or a video's advertisement, or its own plug: "This episode is brought to you by ...", "... at brightline
+# dot com slash street", "use code STREET for 15% off your first order", "Okay, back to the show.", "make sure you hit
+# that subscribe button"
 SPONSOR = re.compile(r"\b(?:(?:this (?:episode|show|video|podcast) is )?brought to you by|(?:word|message) from our "
-                     r"sponsors?\b|dot com slash|promo code\b|(?:percent|%) off (?:your|their)\b|back to the show\b)",
+                     r"sponsors?\b|dot com slash|promo code\b|(?:percent|%) off (?:your|their)\b|back to the show\b|"
+                     r"(?:hit|click|smash|press|tap) (?:that|the) (?:subscribe|like|bell|notification)\b|"
+                     r"like and subscribe\b|subscribe to (?:the|my|our|this) channel\b|links?\b.{0,40}?\bin the "
+                     r"description\b|"
+                     r"(?:on|join|support (?:us|me) on) (?:my|our) patreon\b)",
                      re.IGNORECASE)
 # a greeting or a thanks, and little more: "Thank you, operator, and good afternoon, everyone."
 PLEASANTRY = re.compile(r"(?:thanks?(?: you)?\b(?!\s+to\b)|good (?:morning|afternoon|evening)\b|welcome(?: back)?"
@@ -446,7 +455,7 @@ class Extractive:
         cuts = cuts or {}
         verses = not spoken and verse_numbered(text)
         words = None if spoken else hyphenated_words(text)  # words broken across lines: how the text writes them
-        sentences = [readable(text[a:b], spoken, not cuts.get(i, (False,))[0], verses, words)
+        sentences = [readable(text[a:b], spoken, not cuts.get(i, (False,))[0], verses, words, in_breaths(text, a, b))
                      for i, (a, b) in enumerate(spans)]
         operator = [(t.start, t.end) for t in turns(text, transcript) if OPERATOR.fullmatch(t.speaker or "")]
         # a paper's references ("Longt5: Efficient text-to-text ..."), a title page's lines ("Harlow Station, Harlow
@@ -651,9 +660,12 @@ def _words(sentence: str) -> str:
 def _repeats(words: str, other: str) -> bool:
     """Whether a sentence's ``words`` (``_words``) are another's, or all of them are inside the other's and are
     ``REPEATED_WORDS`` or more: a quoted post in a forum ("kestrel_fan wrote: I'm using ..."), a warning a leaflet
-    prints in two places, one a bullet of the other."""
+    prints in two places, one a bullet of the other; or that open on the same figure ("Warehousing revenue increased
+    14.0% to $712 million, ..." and "Warehousing revenue increased 14.0%, primarily ...": a report says it twice)."""
     shorter, longer = sorted((words, other), key=len)
-    return shorter == longer or shorter.count(" ") - 1 >= REPEATED_WORDS and shorter in longer
+    opening, other_opening = (" ".join(w.split()[:SAME_OPENING]) for w in (words, other))
+    return shorter == longer or shorter.count(" ") - 1 >= REPEATED_WORDS and shorter in longer or (
+        opening == other_opening and len(opening.split()) == SAME_OPENING and any(c.isdigit() for c in opening))
 
 
 def load_extractive(source="minilm", window: int = 4096, budget: int = 256, device: str = "cpu",

@@ -1,9 +1,12 @@
 """The prose a summary picks from (no headings, code, tables) and sentences as it shows them (no markup), with
 their spans exact in the text (issue 30, item 4)."""
 
+from pathlib import Path
+
 import pytest
 
 from lsgtool.documents.prose import blocks, prose_sentences, readable
+from lsgtool.documents.sentences import sentence_spans
 
 MARKDOWN = """# Associated items
 
@@ -171,6 +174,10 @@ The results follow.
 
 
 def test_a_bare_heading_line_of_plain_text_is_not_glued_to_the_sentence_after_it():
+    filing = ("PART II\n\nItem 7. Management's Discussion and Analysis of Financial Condition and Results of Operations"
+              "\n\nNorthwind Logistics provides truckload transportation, dedicated fleet and contract warehousing "
+              "services in North America, from 41 terminals and nine fulfillment centers.\n")  # a 10-K's labelled
+    assert [filing[a:b][:19] for a, b in prose_sentences(filing)] == ["Northwind Logistics"]  # heading: longer
     assert [PAPER[a:b] for a, b in prose_sentences(PAPER)] == [
         "Nowadays the design of efficient models for long texts remains an open challenge.",
         "Transformers are quadratic.", "Sparse attention patterns extend the context of encoder-decoder models."]
@@ -520,6 +527,20 @@ def test_a_records_fields_are_not_sentences_even_in_bold():
     assert [text[a:b] for a, b in prose_sentences(text)] == ["The meeting was called to order at 6:32 p.m. by the chair."]
 
 
+def test_a_logs_entries_are_a_record_not_sentences():
+    """A match report's minute-by-minute lines ("23' - Yellow card: ...") had taken four of a summary's nine
+    sentences; two or more in a row are a record, as an agenda's times are; a sentence that opens on a time is not."""
+    from lsgtool.documents.prose import prose_sentences
+
+    text = ("Mbeumo sent Martinez the wrong way.\n\n23' - Yellow card: Douglas Luiz (Aston Villa) for a foul on Jensen.\n"
+            "38' - GOAL: Brentford 2-0. Mbeumo, penalty.\n45+2' - Yellow card: Christian Norgaard (Brentford).\n\n"
+            "Agenda\n\n9:30 – Coffee and registration in the foyer.\n10:00 – Welcome by the chair.\n\n"
+            "10:30 - the council met in the town hall and voted to close the pool.\n\nEmery made two changes.\n")
+    assert [text[a:b] for a, b in prose_sentences(text)] == [
+        "Mbeumo sent Martinez the wrong way.", "10:30 - the council met in the town hall and voted to close the pool.",
+        "Emery made two changes."]
+
+
 @pytest.mark.parametrize("heading, own", [("## Abstract", True), ("Executive Summary", True), ("## TL;DR", True),
                                           ("### Overview", False), ("## Motivation", False),
                                           ("(57) ABSTRACT", True),  # a patent's field code
@@ -707,6 +728,12 @@ def test_a_readmes_badges_and_a_note_boxs_label_are_not_prose():
     ("Thank you, operator, and good afternoon, everyone.", False),  # a greeting
     ("This episode is brought to you by Brightline Home Insurance.", False),  # an advertisement
     ("Listeners get fifteen percent off their first year at brightline dot com slash street.", False),
+    ("Before we start, make sure you hit that subscribe button and the bell.", False),  # a video's own plug
+    ("The following discussion should be read in conjunction with our consolidated financial statements.", False),
+    ("Our actual results could differ materially from those discussed below.", False),  # a 10-K's caveats
+    ("Warehousing costs differ materially between the two regions we serve.", True),
+    ("The links to every paper we read are in the description below.", False),
+    ("The subscribe button was moved to the top of the page in 2023.", True),
     ("The sponsor of the bill, Senator Hale, withdrew it on Monday.", True),
     ("The bill, sponsored by Senator Jane Doe, would ban the sale of the land.", True),
     ("Adjusted EBITDA, a non-GAAP measure, rose 12% to $450 million.", True),
@@ -786,6 +813,10 @@ def test_talk_under_its_speakers_names_on_lines_of_their_own_is_read_as_their_tu
     novel = "".join(f"Chapter {n} — The Storm\n\nThe rain came down on the roofs all night.\n\n" for n in "ABCDE")
     status = "".join(f"Project {n}\n\nKey Points\n\nSales grew.\n\nNext Steps\n\nWe open a store.\n\n" for n in "ABC")
     assert not is_headed(novel) and not is_headed(status)  # headings, with a subtitle or repeated: no speakers
+    resume = "".join(f"{role} — {firm}, London\n*2019 – 2021*\n\n- Led a team of four engineers.\n\n" for role, firm in
+                     [("Senior Data Engineer", "Paylane Ltd"), ("Data Engineer", "ShopSphere"),
+                      ("Graduate Software Developer", "Northgate"), ("Research Assistant", "Leeds University")])
+    assert not is_headed(resume)  # jobs and their employers, each once: nobody speaks twice
 
 
 def test_speakers_named_in_capitals_are_shown_as_names_unless_some_are_not():
@@ -816,3 +847,49 @@ def test_a_transcripts_title_page_is_not_glued_to_its_first_sentence():
     unlabelled = "so we started the meeting late\n\nthe budget was the first thing we looked at\n\n" * 3
     assert " ".join(readable(unlabelled[a:b], spoken=True) for a, b in prose_sentences(unlabelled, True)).startswith(
         "We started the meeting late")  # no turn at all: no title page before one
+
+
+# a video's automatic captions: speech written down without a mark of punctuation or a capital
+UNPUNCTUATED = (Path(__file__).parents[1] / "data" / "unpunctuated.txt").read_text(encoding="utf-8").strip()
+
+
+def test_unpunctuated_speech_is_cut_into_breaths_before_the_words_a_speaker_goes_on_with():
+    """A video's automatic captions had been one sentence of a thousand words (and one cut piece of it the whole
+    summary); they are breaths of 10-45 words, in order, over every word, each beginning where the speaker goes on
+    ("so", "okay so", "the second reason"), not inside "all but twenty"; punctuated text is sentences as before."""
+    from lsgtool.documents.sentences import BREATH, breaths, sentence_spans
+
+    text = f"Intro\n\n{UNPUNCTUATED}\n"
+    spans = list(sentence_spans(text))
+    pieces = [text[a:b] for a, b in spans]
+    assert len(pieces) > 5 and all(BREATH[0] <= len(p.split()) <= BREATH[2] for p in pieces[1:])
+    assert " ".join(pieces[1:]).split() == UNPUNCTUATED.split() and all(p == p.strip() for p in pieces)
+    assert any(p.startswith("okay so the first thing") for p in pieces)
+    assert any(p.startswith("the second reason is the flour") for p in pieces)
+    assert not any(p.startswith("but twenty grams") or p.endswith(" and") for p in pieces)
+    legal = ("The Licensee shall not modify the software or any part of it or create works based on it or give the "
+             "software or any such work to any third party without the prior written consent of the Licensor and any "
+             "attempt to do so shall be void and shall be a material breach of this Agreement that entitles the "
+             "Licensor to end it, at once and in writing.")
+    assert list(sentence_spans(legal)) == [(0, len(legal))] == list(breaths(legal, 0, len(legal)))  # two marks
+
+
+def test_a_breath_of_unpunctuated_speech_is_shown_as_a_sentence():
+    """Only a breath of unpunctuated speech: a sentence before a displayed formula, a title or a flattened table
+    ends without a mark too, and is shown as it is."""
+    from lsgtool.documents.sentences import in_breaths
+
+    text = f"Intro\n\n{UNPUNCTUATED}\n"
+    spans = list(sentence_spans(text))
+    assert all(in_breaths(text, a, b) for a, b in spans[1:])
+    shown = [readable(text[a:b], breath=in_breaths(text, a, b)) for a, b in spans]
+    assert "It won't double so what I do in the winter is I put it in the oven with just the light on and that keeps " \
+        "it around seventy eight degrees." in shown and shown[-1].endswith("we're going to check back on Friday.")
+    assert "What I recommend is some whole grain flour even twenty percent rye will wake a sluggish starter right " \
+        "up." in shown and shown[0] == "Intro"  # (a filler left out; a heading's one word is no breath)
+    assert readable("um okay so the number one reason a starter doesn't rise is temperature", breath=True) == \
+        "The number one reason a starter doesn't rise is temperature."
+    written = ("The statement that the rate of change of a quantity is proportional to its size is written\n\n$$\n"
+               "\\frac{dy}{dt} = k y\n$$\n\nwhere the constant k is called the growth constant of the quantity.\n\n"
+               "Why Your Sourdough Starter Is Not Rising And What To Do About It\n\nIt is cold.")
+    assert not any(in_breaths(written, a, b) for a, b in sentence_spans(written))

@@ -5,6 +5,7 @@ JSON and ``--transcript/--no-transcript`` overrides it. The packaged all-MiniLM-
 
 import json
 import re
+from pathlib import Path
 
 import pytest
 
@@ -367,3 +368,28 @@ def test_a_caption_files_timings_are_neither_words_nor_tokens(runner, app, tmp_p
     assert record["input_tokens"] < 1.5 * record["words"]  # with the timings, over 4 tokens a word
     source = record["sentences"][0]["sources"][0]
     assert record["summary"].split(": ", 1)[-1] in " ".join(text[source["start"]:source["end"]].split())
+
+
+@pytest.mark.parametrize("kind", ["txt", "srt"])
+def test_a_videos_automatic_captions_are_summarised_in_sentences_that_point_at_their_words(runner, app, tmp_path,
+                                                                                         kind):
+    """Captions written without punctuation (a video's automatic ones) had been summarised as one run-on piece cut
+    out of a single thousand-word sentence; the summary is now several breaths, each shown as a sentence (a capital,
+    "I", a full stop, no opening "so"), each source the exact words it shows, the channel's plug never picked."""
+    said = (Path(__file__).parents[1] / "data" / "unpunctuated.txt").read_text(encoding="utf-8")
+    said = said.replace("welcome back so", "welcome back and make sure you hit that subscribe button before we start so")
+    if kind == "srt":
+        words = said.split()
+        said = "".join(f"{k + 1}\n00:00:{k:02d},000 --> 00:00:{k + 1:02d},000\n{' '.join(words[7 * k:7 * k + 7])}\n\n"
+                       for k in range((len(words) + 6) // 7))
+    path = tmp_path / f"video.{kind}"
+    path.write_text(said, encoding="utf-8")
+    record = _json(runner, app, [str(path), "--model", "minilm", "--sentences", "3"])
+    assert len(record["sentences"]) == 3 and "subscribe" not in record["summary"]
+    for sentence in record["sentences"]:
+        shown = sentence["text"]
+        assert shown[0].isupper() and shown.endswith(".") and 10 <= len(shown.split()) <= 45, shown
+        assert " i " not in shown and not shown.lower().startswith(("so ", "okay ", "um ")), shown
+        (source,) = sentence["sources"]
+        span = re.sub(r"\d+\n[\d:,]+ --> [\d:,]+\n", " ", said[source["start"]:source["end"]])  # a cue's timing
+        assert shown.rstrip(".").lower().split() == span.lower().split()[-len(shown.split()):], (shown, span)
