@@ -45,9 +45,13 @@ def decode(data: bytes, name: str) -> str:
     if data.startswith((b"\xff\xfe", b"\xfe\xff")):
         return data.decode("utf-16")
     if b"\x00" in data[:8192]:
-        office = name.lower().endswith((".doc", ".odt", ".pages", ".ppt", ".pptx", ".xls", ".xlsx"))
+        office = OFFICE.get(Path(name).suffix.lower())
+        if office:
+            raise DocumentError(f"'{name}' is {office}, which lsgtool does not read.",
+                                "save it as .docx, PDF or text first" + (
+                                    f", or convert it, e.g. `pandoc {name} -o {Path(name).stem}.docx`."
+                                    if name.lower().endswith(".odt") else "."))
         raise DocumentError(f"'{name}' is binary data, not text.",
-                            "save it as .docx, PDF or text first." if office else
                             f"pass a {kinds_said()} file (or text on standard input).")
     try:
         text = data.decode("utf-8")
@@ -61,6 +65,14 @@ def decode(data: bytes, name: str) -> str:
         raise DocumentError(f"'{name}' is a table of values (CSV), not prose: it has no sentences to summarise.",
                             f"a CSV of documents is read with --dataset {name} --text-column COLUMN; else pass a "
                             f"{kinds_said()} file.")
+    if name.lower().endswith(".ipynb") or '"nbformat"' in text[-2000:] and _is_json(text):
+        raise DocumentError(f"'{name}' is a Jupyter notebook (JSON): its cells' code, outputs and keys would be read "
+                            "as sentences.", f"convert it first, e.g. `jupyter nbconvert --to markdown {name}`, and "
+                            f"pass the {Path(name).stem}.md it writes.")
+    if _is_xml(text):
+        raise DocumentError(f"'{name}' is XML data (a feed or a record), not prose: its tags would be read as "
+                            "sentences.", "save the article itself as a web page (.html) or text and pass that; "
+                            "many documents at once go in a JSON Lines or CSV file for --dataset.")
     if name.lower().endswith((".json", ".jsonl", ".ndjson")) or _is_json(text):
         raise DocumentError(f"'{name}' is JSON data, not prose: its keys and quotes would be read as sentences.",
                             f"a JSON or JSON Lines file of documents is read with --dataset {name} --text-column "
@@ -72,9 +84,27 @@ def decode(data: bytes, name: str) -> str:
     return " " + text[1:] if text.startswith("\ufeff") else text
 
 
+# XML that is not a web page (an RSS or Atom feed, a record): its declaration, then its root's name past
+# processing instructions, comments and a doctype (``_is_xml``)
+XML_ROOT = re.compile(r"[\ufeff\s]*(<\?xml\b[^>]*\?>\s*)?(?:<\?[^>]*\?>\s*|<!--.*?-->\s*|<!DOCTYPE[^>]*>\s*)*"
+                      r"<([A-Za-z][\w:.-]*)(\s+[\w:.-]+\s*=)?", re.DOTALL)
+FEEDS = ("rss", "feed", "rdf:rdf")
+# what the office formats lsgtool does not read are, by their suffix
+OFFICE = {".doc": "a Word 97-2003 document", ".odt": "an OpenDocument text", ".pages": "a Pages document",
+          ".ppt": "a PowerPoint presentation", ".pptx": "a PowerPoint presentation", ".xls": "an Excel workbook",
+          ".xlsx": "an Excel workbook", ".odp": "an OpenDocument presentation", ".ods": "an OpenDocument spreadsheet"}
 # LaTeX source (whatever its name): its first line, past blank lines and % comments, sets the document class or
 # begins the document (not a Markdown guide that shows \documentclass in a code block)
 LATEX = re.compile(r"(?:[ \t]*(?:%[^\n]*)?\r?\n)*[ \t]*\\(?:documentclass|begin\{document\})")
+
+
+def _is_xml(text: str) -> bool:
+    """Whether ``text`` is XML that is no web page: an XML declaration before a root not html, or a feed's root
+    with its attributes (``<rss version="2.0">``; a text that opens on the words "<rss> is ..." is prose)."""
+    root = XML_ROOT.match(text[:5000])
+    if root is None or not (root.group(1) or root.group(3)):
+        return False
+    return root.group(2).lower() in FEEDS or bool(root.group(1)) and root.group(2).lower() != "html"
 
 
 def _is_json(text: str) -> bool:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import re
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
@@ -92,6 +93,9 @@ def files(inputs: list[str], references: Path | None = None, transcript: bool | 
             placed.append((str(path), Path(path.name)))
             jobs.append(_job(path, Path(path.name), _stem(path, taken), references, transcript))
         else:
+            if re.match(r"(?i)(?:https?|ftp)://", str(given)):
+                raise UsageError(f"'{given}' is a web address: lsgtool reads files, offline.",
+                                 "save the page first, e.g. `curl -L -o page.html URL`, and pass page.html.")
             raise UsageError(f"no such file or folder: '{given}'.", "check the path; `-` reads standard input.")
     wanted = [reference_path(references, inside) for _, inside in placed] if references is not None else []
     if wanted and not any(where.is_file() for where in wanted):

@@ -108,6 +108,7 @@ def test_a_killed_batch_resumes_where_it_stopped(models, tmp_path, text):
 @pytest.mark.parametrize("args, message", [
     ([], "no input given"),
     (["nowhere.txt"], "no such file or folder: 'nowhere.txt'"),
+    (["https://example.org/post"], "is a web address: lsgtool reads files, offline"),  # and how to save it
     (["{empty_dir}"], "holds no .txt, .md, .vtt, .srt, .pdf, .epub, .docx or .html file"),
     (["{doc}", "--dataset", "x.jsonl"], "inputs and --dataset were both given"),
     (["{doc}", "--resume", "--overwrite"], "--resume and --overwrite contradict each other"),

@@ -258,7 +258,7 @@ def test_chapters_are_titled_with_their_book(text, titles):
     (b"not a zip", ".docx", "is not a Word document"),
     (b"PK\x03\x04broken", ".docx", "is damaged"),
     (b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1\x00\x00", ".docx", "is password-protected"),
-    (b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1\x00\x00", ".doc", "is binary data"),  # Word 97-2003: save it as .docx
+    (b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1\x00\x00", ".doc", "is a Word 97-2003 document"),  # save it as .docx
     (b"{\\rtf1\\ansi {\\pard Some text here.\\par}}", ".rtf", "is an RTF document"),
     (b"a,b\n1,2\n", ".csv", "is a table of values"),
     (b'{"messages": [{"user": "Ann", "text": "On it."}]}', ".json", "is JSON data"),  # a chat export
@@ -266,6 +266,10 @@ def test_chapters_are_titled_with_their_book(text, titles):
     (b'[{"text": "One."}]', ".txt", "is JSON data"),  # by its content
     (b"\\documentclass{article}\n\\begin{document}\nWords.\n\\end{document}\n", ".tex", "is LaTeX source"),
     (b"% a chapter\n\\begin{document}\nWords.\n", ".txt", "is LaTeX source"),
+    (b'<?xml version="1.0"?>\n<rss version="2.0"><channel><title>News</title></channel></rss>', ".xml", "is XML data"),
+    (b'<feed xmlns="http://www.w3.org/2005/Atom"><title>News</title></feed>', ".txt", "is XML data"),  # Atom
+    (b'{"cells": [{"cell_type": "markdown", "source": ["# Title"]}], "nbformat": 4}', ".ipynb", "Jupyter notebook"),
+    (b"PK\x03\x04\x00\x00mimetypeapplication/vnd.oasis.opendocument.text", ".odt", "is an OpenDocument text"),
     (b"<!DOCTYPE html><html><head><title>T</title></head><body><nav>Home</nav></body></html>", ".html",
      "web page without text"),
 ])
@@ -281,14 +285,17 @@ def test_files_without_text_are_refused_naming_them(data, suffix, message):
     with pytest.raises(DocumentError, match=message) as info:
         read_bytes(data, f"bad{suffix}", suffix)
     assert f"'bad{suffix}'" in info.value.message and info.value.hint
-    assert suffix not in (".doc", ".rtf") or "save it as .docx" in info.value.hint
+    assert suffix not in (".doc", ".rtf", ".odt") or "save it as .docx" in info.value.hint
+    assert suffix != ".odt" or "pandoc bad.odt -o bad.docx" in info.value.hint
+    assert suffix != ".ipynb" or "jupyter nbconvert --to markdown bad.ipynb" in info.value.hint
     assert "JSON" not in message or f"--dataset bad{suffix}" in info.value.hint
     assert "LaTeX" not in message or "pandoc" in info.value.hint
 
 
 @pytest.mark.parametrize("text", ["[Intro] The parser is fast. It reads [a] file.", "{braces} around words.",
                                   "The \\section command is LaTeX's, as this sentence says.",
-                                  "# A LaTeX guide\n\nStart with:\n\n```latex\n\\documentclass{article}\n```"])
+                                  "# A LaTeX guide\n\nStart with:\n\n```latex\n\\documentclass{article}\n```",
+                                  "<rss> is the root of a feed, as this sentence says."])
 def test_text_that_only_looks_like_json_or_latex_is_read(text):
     assert read_bytes(text.encode(), "notes.txt", ".txt").text.strip() == text
 
