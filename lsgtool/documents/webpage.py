@@ -19,7 +19,7 @@ BLOCKS = {"p", "div", "h1", "h2", "h3", "h4", "h5", "h6", "li", "blockquote", "p
           "th", "br", "dt", "dd", "figcaption", "header", "footer"}
 SECTIONS = ("h1", "h2", "h3", "h4", "h5", "h6")  # headings: markers name the one above a sentence
 HIDDEN = ("script", "style", "noscript", "template")
-CHROME = ("nav", "aside", "form", "button", "svg")  # a page's furniture, never its text
+CHROME = ("nav", "aside", "form", "button", "select", "svg")  # a page's furniture, never its text
 SITE = ("header", "footer")  # a site's, when the page has no <main> or <article> to read instead
 SUFFIXES = (".html", ".htm")
 # Furniture inside the main text, as content extractors (Readability, trafilatura) find it: an ARIA landmark other
@@ -27,7 +27,7 @@ SUFFIXES = (".html", ".htm")
 ROLES = {"navigation", "complementary", "banner", "contentinfo", "search", "toolbar", "menu", "menubar", "dialog"}
 NAMED = re.compile(r"(?:^|[-_\s])(?:breadcrumbs?|share|sharing|social|related|comments?|newsletter|subscribe|"
                    r"sidebar|promo|sponsored|advert|ads?|cookies?|popup|modal|jump|print|toolbar|pagination|tags|"
-                   r"byline|author-bio|skip-link)(?:$|[-_\s])", re.IGNORECASE)
+                   r"byline|author-bio|skip-link|signature|post-menu|votes?|votecell)(?:$|[-_\s])", re.IGNORECASE)
 # a wiki's furniture, whatever element holds it: MediaWiki's "[edit]" links, hatnotes ("For other uses, see ..."),
 # navigation boxes, infoboxes (a table of facts, not text: its cells would count as paragraphs), its contents box
 WIKI = re.compile(r"(?:^|\s)(?:mw-editsection|mw-jump-link|noprint|navbox|vertical-navbox|hatnote|infobox|"
@@ -48,14 +48,19 @@ def text_of(element, flow: bool = False) -> str:
         tag = node.tag.split("}")[-1] if isinstance(node.tag, str) else ""
         if tag in HIDDEN:
             return
+        fence = tag == "pre" and not pre  # a block of code: fenced, as Markdown writes it, so it is no prose
         pre = pre or tag == "pre"
         said = (lambda words: words) if pre or not flow else (lambda words: words.replace("\n", " "))
+        if fence:
+            parts.append("\n\n```\n")
         if node.text and tag:
             parts.append(said(node.text))
         for child in node:
             walk(child, pre)
             if child.tail:
                 parts.append(said(child.tail))
+        if fence:
+            parts.append("\n```")
         if tag in BLOCKS:
             parts.append("\n\n")
 

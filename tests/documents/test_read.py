@@ -441,12 +441,12 @@ stir = 3</pre>
 def test_a_web_page_is_read_from_its_main_text_without_its_furniture(open_, close, suffix):
     """A page's text: its <main> (else its one <article>, else its <body>, without the site's header and footer),
     never its navigation, aside, script or style; its h1 is its title and its h2 a heading; a line break in the
-    markup is a space but in <pre>; known by its suffix or, without one, by its doctype."""
+    markup is a space but in <pre>, which is fenced as code; known by its suffix or, without one, by its doctype."""
     pytest.importorskip("lxml")
     document = read_bytes(PAGE.format(open=open_, close=close).encode(), f"curry{suffix}", suffix)
     assert document.kind == "html" and document.title == "Chickpea Curry"
     assert document.text.split("\n\n") == ["This curry comes together in thirty minutes from pantry staples.",
-                                            "heat = 2\nstir = 3", "Method",
+                                            "```\nheat = 2\nstir = 3\n```", "Method",
                                             "Heat the oil and soften the onion.", "Stir in the spices."]
     (chapter,) = document.chapters
     assert [title for _, _, title in chapter.headings] == ["Method"]
@@ -526,3 +526,30 @@ def test_a_folder_s_summary_pages_are_not_read_as_its_documents(tmp_path):
                                          "<title>Summaries</title></head><body><p>A summary.</p></body></html>",
                                          encoding="utf-8")
     assert [job.name for job in files([str(tmp_path)])] == [str(tmp_path / "curry.html")]
+
+
+QA = """<!DOCTYPE html><html><head><title>How do I undo the most recent local commits in Git?</title></head><body>
+<div id="question"><p>I committed the wrong files to Git, but did not push the commit to the server yet. {words}</p>
+<div class="post-signature"><a>Share</a> <a>Improve this question</a> <a>Follow</a> asked May 29, 2009 at 18:09
+<a>Hamza Yerlikaya</a> 49.9k · 44 · 147</div></div>
+<div class="answers-subheader"><h2>101 Answers</h2> Sorted by: <select><option>Highest score (default)</option>
+<option>Trending</option></select></div>
+<div class="answer"><div class="js-vote-count">28459</div><pre><code>$ git commit -m "Something misguided"
+$ git reset HEAD~
+$ git add .
+</code></pre>
+<p>git reset is the command responsible for the undo.</p></div></body></html>"""
+
+
+def test_a_q_and_a_pages_code_blocks_are_code_and_its_menus_and_signatures_furniture():
+    """A Stack Exchange page: a <pre> block is fenced as code (its commands had been picked as one flattened
+    sentence), the sort menu's options, the posts' "Share Improve this question Follow" signatures and vote counts
+    are furniture."""
+    pytest.importorskip("lxml")
+    from lsgtool.documents.prose import prose_sentences
+
+    document = read_bytes(QA.format(words=" ".join(["It is urgent."] * 20)).encode(), "qa.html", ".html")
+    assert "```\n$ git commit -m \"Something misguided\"\n$ git reset HEAD~\n$ git add .\n\n```" in document.text
+    assert not any(word in document.text for word in ("Share", "Trending", "Highest", "28459", "Yerlikaya"))
+    shown = [document.text[a:b] for a, b in prose_sentences(document.text)]
+    assert "git reset is the command responsible for the undo." in shown and not any("$ git" in s for s in shown)
