@@ -74,6 +74,11 @@ def clean_pages(split: list[list[str]], common: set[str]) -> tuple[str, list[int
 
 HEADING_WIDTH = 0.6  # of the usual line: a line this short that ends no sentence may be a heading
 BULLET = re.compile(r"[•▪●◦‣∙·\-–*]")  # a list item's mark alone on its line
+# a section's heading: "1. Introduction", "2.3 Radio-tracking", "IV. RESULTS", a paper's "ABSTRACT"
+SECTION_WORD = re.compile(r"(?:ABSTRACT|Abstract|INTRODUCTION|REFERENCES|References|ACKNOWLEDGE?MENTS?|"
+                          r"Acknowledge?ments?|SUMMARY)")
+SECTION_LINE = re.compile(rf"(?:\d{{1,2}}(?:\.\d{{1,2}})*\.?|[IVX]{{1,5}}\.)[ \t]+[A-Z][^.!?]{{0,60}}"
+                          rf"|{SECTION_WORD.pattern}")
 HEADING_NEXT = re.compile(r"[A-Z0-9•▪●◦\-–—*\"“‘(\[]")  # what the line after a heading begins with
 
 
@@ -87,6 +92,11 @@ def _paragraphs(text: str) -> str:
     usual = widths[int(0.8 * (len(widths) - 1))] if widths else 0
     out, current = [], []
     for k, (line, size) in enumerate(zip(lines, sizes)):
+        bare = line.replace(PAGE, "").strip()
+        if current and size < HEADING_WIDTH * usual and SECTION_LINE.fullmatch(bare) and (
+                current[-1].endswith((".", "!", "?", '"', "”", "’")) or SECTION_WORD.fullmatch(bare)):
+            out.append(_joined(current))  # a numbered section's heading after a sentence's end (a line of a wider
+            current = []  # abstract above two columns), or a paper's "ABSTRACT" after its affiliation: its own
         current.append(line.strip())
         after = lines[k + 1].replace(PAGE, "").lstrip() if k + 1 < len(lines) else ""
         if BULLET.fullmatch(line.replace(PAGE, "").strip()):

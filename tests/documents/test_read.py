@@ -553,3 +553,22 @@ def test_a_q_and_a_pages_code_blocks_are_code_and_its_menus_and_signatures_furni
     assert not any(word in document.text for word in ("Share", "Trending", "Highest", "28459", "Yerlikaya"))
     shown = [document.text[a:b] for a, b in prose_sentences(document.text)]
     assert "git reset is the command responsible for the undo." in shown and not any("$ git" in s for s in shown)
+
+
+def test_a_pdfs_section_heading_after_a_wider_abstract_is_its_own_paragraph():
+    """A two-column paper (``groff -ms`` with ``.2C``): the abstract spans the page, so its last line is no shorter
+    than a column's and had not ended its paragraph: "... at least 3 m. 1. Introduction" was one; a heading after a
+    sentence's end, and a paper's "ABSTRACT" after its affiliation, begin their own; a list's number inside a
+    sentence does not."""
+    from lsgtool.documents.pdf import _paragraphs
+
+    wide = "We radio-tracked 86 dormice in 14 hedgerow networks in Devon over two winters and related"
+    column = "Hedgerows are the most extensive semi-natural"
+    lines = ["School of Biological Sciences, University of Exeter, UK", "ABSTRACT", wide, wide,
+             "widen to at least 3 m.", "1. Introduction", *[column] * 12, "habitat in Britain.", "2.1. Study sites",
+             column, column, "2 Kings and Chronicles, which", column + "."]
+    paragraphs = _paragraphs("\n".join(lines)).split("\n\n")
+    assert paragraphs[:3] == ["School of Biological Sciences, University of Exeter, UK", "ABSTRACT",
+                              f"{wide} {wide} widen to at least 3 m."]
+    assert paragraphs[3] == "1. Introduction" and paragraphs[5] == "2.1. Study sites"
+    assert paragraphs[6].endswith(f"{column} 2 Kings and Chronicles, which {column}.")
