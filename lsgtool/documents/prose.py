@@ -569,6 +569,7 @@ def back_matter(text: str, transcript: bool | None = None) -> list[tuple[int, in
     no level: to the next heading); and each paragraph of legal boilerplate (``BOILERPLATE``: "CONFIDENTIALITY
     NOTICE: This email ...")."""
     found = [(m.start(), m.end()) for m in PARAGRAPH.finditer(text) if BOILERPLATE.match(m.group())]
+    found += [(m.start(), m.end()) for m in REFERENCE.finditer(text)]
     starts = headings(text, transcript)
     levels = [_level(text, a) for a in starts]
     for k, (a, words) in enumerate(zip(starts, heading_texts(text, starts))):
@@ -580,6 +581,10 @@ def back_matter(text: str, transcript: bool | None = None) -> list[tuple[int, in
     return sorted(found)
 
 
+# a reference list's entry wherever it stands (a syllabus's textbook): "- Morling, B. (2021). *Research Methods ...*
+# (4th ed.). W. W. Norton." (its pieces, split at "B." and "(2021).", had been picked without the author)
+REFERENCE = re.compile(r"^[ \t]*(?:[-*+][ \t]+|\[?\d{1,3}[.\]][ \t]+)?(?:[A-Z][\w'’-]+,[ \t](?:[A-Z]\.[ \t-]?){1,3}"
+                       r"(?:,[ \t]|,?[ \t]?&[ \t]|[ \t]and[ \t])?)+\(\d{4}[a-z]?\)\.[^\n]*", re.MULTILINE)
 TITLE_PAGE_WORDS = 40  # a paragraph longer than this is prose, whatever it ends with
 PROSE_END = re.compile(r"[.!?:…][\"'”’)\]*_]*$")  # a paragraph that ends so ends a sentence
 PARAGRAPH = re.compile(r"[^\n]*\S[^\n]*(?:\n[^\n]*\S[^\n]*)*")  # lines between blank lines

@@ -559,6 +559,11 @@ def test_the_authors_own_summary_is_a_summary_heading_near_the_start_and_referen
     assert text[back[0]:back[1]].startswith("## References") and back[1] == len(text)
     late = text.replace(f"{heading}\n\nWe read long inputs in blocks.\n\n", "") + f"\n{heading}\n\nIn short: blocks.\n"
     assert own_summary(late) is None  # a summary heading far in sums up a part, not the whole
+    syllabus = ("## Required materials\n\n- Morling, B. (2021). *Research Methods in Psychology* (4th ed.). Norton.\n"
+                "- A calculator for the exams.\n\nThe course meets twice a week, in the main hall.\n")
+    (entry,) = back_matter(syllabus)  # a reference's entry wherever it stands, not the prose about it
+    assert syllabus[entry[0]:entry[1]].endswith("(4th ed.). Norton.")
+    assert not back_matter(syllabus.replace("Morling, B. (2021).", "Morling's book (2021) is"))
 
 
 @pytest.mark.parametrize("text, own", [
