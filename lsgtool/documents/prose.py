@@ -62,8 +62,11 @@ FIELD = re.compile(r"\s*(?:>\s?)*(?:[-*+]\s+)?(\*\*|__)?[A-Za-z][\w/()-]*(?: [\w
                    r"(?:(?<![.!?:;,])|(?<=[ap]\.m\.))\s*$")  # the key may be in bold: "**Present:** Helen Ashford, ..."
 # a log's entry: a match report's "23' - Yellow card: Douglas Luiz ...", "45+2' - GOAL", an agenda's "9:30 – Coffee"
 # (a minute or a time, a dash or a colon, the entry): two or more in a row are a record, as fields are
-LOGGED = re.compile(r"[ \t]*(?:[-*+][ \t]+)?(?:\d{1,3}(?:\+\d{1,2})?['’]|\d{1,2}[:.]\d{2}(?::\d{2})?"
-                    r"(?:[ \t]*(?i:[ap]\.?m\.?|GMT|UTC|BST|CET|ET|PT))?)[ \t]*[-–—:|][ \t]+\S")
+LOGGED = re.compile(r"[ \t]*(?:[-*+][ \t]+)?(?:\d{1,3}(?:\+\d{1,2})?['’][ \t]*[-–—:|][ \t]+\S|(?:\d{1,2}:\d{2}"
+                    r"(?:[ \t]*(?i:[ap]\.?m\.?|GMT|UTC|BST|CET|ET|PT))?|\d{1,2}\.\d{2}[ \t]*(?i:[ap]\.?m\.?))"
+                    r"[ \t]*[-–—|][ \t]+[^\n]{1,60}(?<![.!?])[ \t]*$)")
+# (a timed entry is short and ends no sentence: "00:01:12 - We have spent three years ..." is a transcript's turn,
+# "1.01 - The Tenant shall ..." a clause)
 DIRECTIVE = re.compile(r"\s*\.\. ")  # reStructuredText: .. note::, .. code-block::
 # a note box's label on a line of its own: GitHub's "> [!NOTE]", "> **Warning**"
 ALERT = re.compile(r"\s*>\s*(?:\[!(?i:note|tip|important|warning|caution)\]|(?:\*\*|__)(?i:note|tip|important|warning|"
@@ -93,7 +96,7 @@ SCENE = re.compile(r"[ \t]*(?:INT|EXT|INT\.?/EXT|I/E)\.[ \t]+\S.*$")
 CUE = re.compile(r"([ \t]{8,})(?!(?:CHAPTER|ARTICLE|SECTION|PART|BOOK|ACT|SCENE|TITLE)\b|[IVXLC]+\.?[ \t]*$)"
                  r"([A-Z][A-Z0-9 .'’-]{0,30}?)(?:[ \t]*\((?:CONT'D|CONT’D|CONT|V\.O\.|O\.S\.|O\.C\.)\))?[ \t]*$")
 # a name's parts that take a capital: each word, each side of a hyphen, and after an O' or a D' ("O'BRIEN")
-NAME_PART = re.compile(r"\b[OD]['’](?=\w{2})|[^\W\d_][^\s'’-]*(?:['’][^\s'’-]*)?")
+NAME_PART = re.compile(r"\b[od]['’](?=\w{2})|(?<!\w)[^\W\d_][^\s'’-]*(?:['’][^\s'’-]*)?")
 DIRECTION = re.compile(r"[ \t]*\([^()]*\)[ \t]*$")
 CUES = 3  # the fewest cues a screenplay has (and a scene heading)
 # a speaker's name on a line of its own, above what they say, perhaps with their role after a dash: an earnings
@@ -113,13 +116,19 @@ TAG = re.compile(r"</?[a-z][^>]*>|\{\\[^}]*\}")  # caption styling: <i>, </v>, <
 
 BARE_WORDS = 12  # a bare heading's most words
 # a heading's label: "Item 7. Management's Discussion and Analysis of Financial Condition and Results of Operations"
-# (a 10-K's), "Article IV. ...", "Part II": such a heading may be longer
-LABELLED = re.compile(r"(?:Item|Part|PART|Section|Article|ARTICLE|Chapter|CHAPTER)\s+(?:\d{1,3}[A-Z]?|[IVXLC]+)\b\.?"
+# (a 10-K's), "Article IV. ...": such a heading in title case may be longer
+LABELLED = re.compile(r"(?:Item|Part|PART|Section|Article|ARTICLE|Chapter|CHAPTER)\s+(?:\d{1,3}[A-Z]?|[IVXLC]+)\."
                       r"(?:\s|$)")
 LABELLED_WORDS = 24
 BARE_SHARE = 0.6  # and most characters, a share of the text's longest line
 ENDED = re.compile(r"[.!?;:,…][\"'”’)\]]*$")  # a line ending as a sentence or a clause does
 OPENS = re.compile(r"[A-Z0-9]")  # how a heading, and the line after it, begin: a capital or a section's number
+
+
+def _title_case(line: str) -> bool:
+    """Whether most of ``line``'s words of four letters or more begin with a capital (a title's)."""
+    long = [word for word in line.split() if len(word) >= 4]
+    return 2 * sum(1 for word in long if word[0].isupper()) > len(long)
 
 
 def bare_heading(line: str, before: str, after: str, width: int, heading_before: bool = False) -> bool:
@@ -129,7 +138,7 @@ def bare_heading(line: str, before: str, after: str, width: int, heading_before:
     before a blank line or a line that begins as a sentence; and well short of the text's longest line (``width``)
     with room there for the next line's first word: a line of a hard-wrapped paragraph is not."""
     line, before, after = line.strip(), before.strip(), after.strip()
-    most = LABELLED_WORDS if LABELLED.match(line) else BARE_WORDS
+    most = LABELLED_WORDS if LABELLED.match(line) and _title_case(line) else BARE_WORDS
     if not line or len(line.split()) > most or not OPENS.match(line) or ENDED.search(line):
         return False
     if before and not heading_before and not re.search(r"[.!?…][\"'”’)\]]*$", before):
@@ -277,7 +286,8 @@ def is_captions(text: str) -> bool:
 
 
 # what a caption file holds that is not said: its header line, each cue's number and timing line, tags
-UNSAID = re.compile(r"\A\ufeff?\s*WEBVTT[^\n]*|^[ \t]*\d+[ \t]*\r?$(?=\n[ \t]*(?:\d{1,2}:)?\d{1,2}:\d{2}[.,]\d)"
+UNSAID = re.compile(r"\A\ufeff?\s*WEBVTT[^\n]*(?:\r?\n[^\S\n]*\S[^\n]*)*"  # (and its header's lines: "Kind: captions")
+                    r"|^[ \t]*\d+[ \t]*\r?$(?=\n[ \t]*(?:\d{1,2}:)?\d{1,2}:\d{2}[.,]\d)"
                     r"|^[ \t]*(?:\d{1,2}:)?\d{1,2}:\d{2}[.,]\d{3}[ \t]+-->[^\n]*|</?[a-z][^>\n]*>|\{\\[^}\n]*\}",
                     re.MULTILINE)  # (a cue's number: a number alone above a timing)
 
@@ -427,8 +437,9 @@ def turns(text: str, transcript: bool | None = None) -> tuple[Turn, ...]:
 
 def _as_name(capitals: str) -> str:
     """A name written in capitals as a name: "MAYOR DELGADO" "Mayor Delgado", "JAMIE'S DAD" "Jamie's Dad",
-    "O'BRIEN" "O'Brien", "MARY-JANE" "Mary-Jane" (a screenplay's cues and a transcript's speakers alike)."""
-    return NAME_PART.sub(lambda part: part.group()[:1] + part.group()[1:].lower(), capitals)
+    "O'BRIEN" "O'Brien", "MARY-JANE" "Mary-Jane", "2ND OFFICER" "2nd Officer" (a screenplay's cues and a transcript's
+    speakers alike)."""
+    return NAME_PART.sub(lambda part: part.group()[:1].upper() + part.group()[1:], capitals.lower())
 
 
 def speakers(text: str, offsets: list[int], transcript: bool | None = None) -> list[Turn | None]:
@@ -569,7 +580,7 @@ def back_matter(text: str, transcript: bool | None = None) -> list[tuple[int, in
     no level: to the next heading); and each paragraph of legal boilerplate (``BOILERPLATE``: "CONFIDENTIALITY
     NOTICE: This email ...")."""
     found = [(m.start(), m.end()) for m in PARAGRAPH.finditer(text) if BOILERPLATE.match(m.group())]
-    found += [(m.start(), m.end()) for m in REFERENCE.finditer(text)]
+    found += [(m.start(), m.end()) for m in REFERENCE.finditer(text) if len(m.group().split()) <= REFERENCE_WORDS]
     starts = headings(text, transcript)
     levels = [_level(text, a) for a in starts]
     for k, (a, words) in enumerate(zip(starts, heading_texts(text, starts))):
@@ -585,6 +596,7 @@ def back_matter(text: str, transcript: bool | None = None) -> list[tuple[int, in
 # (4th ed.). W. W. Norton." (its pieces, split at "B." and "(2021).", had been picked without the author)
 REFERENCE = re.compile(r"^[ \t]*(?:[-*+][ \t]+|\[?\d{1,3}[.\]][ \t]+)?(?:[A-Z][\w'’-]+,[ \t](?:[A-Z]\.[ \t-]?){1,3}"
                        r"(?:,[ \t]|,?[ \t]?&[ \t]|[ \t]and[ \t])?)+\(\d{4}[a-z]?\)\.[^\n]*", re.MULTILINE)
+REFERENCE_WORDS = 40  # an entry longer than this goes on with prose (an annotated bibliography's)
 TITLE_PAGE_WORDS = 40  # a paragraph longer than this is prose, whatever it ends with
 PROSE_END = re.compile(r"[.!?:…][\"'”’)\]*_]*$")  # a paragraph that ends so ends a sentence
 PARAGRAPH = re.compile(r"[^\n]*\S[^\n]*(?:\n[^\n]*\S[^\n]*)*")  # lines between blank lines
@@ -929,7 +941,9 @@ def readable(span: str, spoken: bool = False, unlink: bool = True, verses: bool 
 
 
 # what a breath of unpunctuated speech (``documents.sentences.breaths``) opens with only to go on from the one before
-GOING_ON = re.compile(r"(?:(?:so|okay|ok|alright|um|uh|anyway|well|and|but|right|like)\s+)+", re.IGNORECASE)
+GOING_ON = re.compile(r"(?:(?:okay|ok|alright|um|uh|anyway|and|but|(?:so|well|right|like)(?= (?:i|we|you|he|she|"
+                      r"they|it|there|this|that|the|a|my|our|if|when|what|let's|i'm|we're|it's|that's)\b))\s+)+",
+                      re.IGNORECASE)  # ("so many people", "like a lot of people": their words)
 CAPITALISED = re.compile(r"\b(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|january|february|april|june|"
                          r"july|august|september|october|november|december|english|american|british|french|german|"
                          r"spanish|christmas|easter)\b")  # names a speech's words keep in writing ("may": not)

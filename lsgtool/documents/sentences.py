@@ -25,17 +25,22 @@ CODE = re.compile(r"(?<!`)`(?=\S)[^`\n]{1,80}?(?<=\S)`(?!`)")
 # with the closing quotes and brackets that belong to the sentence
 CJK_END = re.compile(r"[。！？](?:[」』）】〕》”’]*)")
 # speech written down without punctuation (a video's automatic captions: "so today we're going to be talking about
-# sourdough starter and ..."): a "sentence" of at least RUN_ON words with no more than one mark in PER_MARK of them
-# is cut into breaths of BREATH words or so (``breaths``), before the words a speaker goes on with ("so", "okay",
-# "um", "but", ...), so that each can be read, weighed and picked (one 3,000-word sentence had been a summary)
-RUN_ON, PER_MARK = 60, 60
+# sourdough starter and ..."): a "sentence" of at least RUN_ON words that does not end as one does, with no more
+# than one mark in PER_MARK words, is cut into breaths of BREATH words or so (``breaths``), before the words a speaker
+# goes on with ("okay", "um", "but", "so i", ...), so that each can be read, weighed and picked (one 3,000-word
+# sentence had been a summary); a long sentence that ends with its full stop is a sentence
+RUN_ON, PER_MARK = 60, 100
 BREATH = (10, 22, 45)  # the fewest words of a breath, the most wanted, the most
 MARK = re.compile(r"[.,;:!?](?!\d)")
 WORD = re.compile(r"\S+")
 AROUND = 400  # characters either side of a sentence that tell whether it is in unpunctuated speech (``in_breaths``)
-GOES_ON = frozenset("so okay ok alright um uh anyway well now but then because".split())  # a new breath after
-NOT_GOING_ON = {("but", "all"), ("but", "nothing"), ("but", "anything"), ("but", "last"), ("well", "as"),
-                ("now", "right"), ("now", "until"), ("now", "by"), ("then", "since"), ("then", "and")}  # "all but 20"
+GOES_ON = frozenset("okay ok alright um uh anyway but because".split())  # a new breath after
+# and these, only before a word that opens a clause ("so i do", "well we"; not "so many", "really well for me")
+GOES_ON_BEFORE = frozenset("so well now then".split())
+OPENS_CLAUSE = frozenset("""i we you he she they it there here this that these those the a an my our your his her
+    their if when what let's i'm we're you're it's that's there's i've we've i'll we'll""".split())
+NOT_GOING_ON = {("but", "all"), ("but", "nothing"), ("but", "anything"), ("but", "last")}  # "all but 20 grams"
+ENDS = re.compile(r"[.!?…][\"'”’)\]]*\Z")  # a span that ends as a sentence does
 # "... the second reason is"
 ORDINALS = frozenset("first second third fourth fifth number".split())
 SOFT = frozenset("and which when if where while since or".split())  # a worse place, better than mid-phrase
@@ -79,10 +84,16 @@ def _cjk_sentences(text: str, start: int, end: int) -> Iterator[tuple[int, int]]
     yield start, end
 
 
+def sparse(span: str) -> bool:
+    """Whether ``span`` has ``RUN_ON`` words or more and no more than one mark of punctuation in ``PER_MARK``."""
+    words = len(WORD.findall(span))
+    return words >= RUN_ON and len(MARK.findall(span)) * PER_MARK <= words
+
+
 def unpunctuated(span: str) -> bool:
-    """Whether ``span`` is speech written down without punctuation (``RUN_ON``)."""
-    words = span.count(" ") + span.count("\n")
-    return words >= RUN_ON - 1 and len(MARK.findall(span)) * PER_MARK <= words
+    """Whether ``span`` (a sentence) is speech written down without punctuation (``RUN_ON``): ``sparse``, and not
+    ending as a sentence does."""
+    return sparse(span) and not ENDS.search(span.rstrip())
 
 
 def in_breaths(text: str, start: int, end: int) -> bool:
@@ -90,8 +101,8 @@ def in_breaths(text: str, start: int, end: int) -> bool:
     and the text about it unpunctuated (``unpunctuated``; a sentence before a displayed formula also ends
     without one, a title has none)."""
     return text[start:start + 1].isalpha() and text.count(" ", start, end) >= 3 and not MARK.search(
-        text, start, end) and unpunctuated(text[max(0, start - AROUND):end + AROUND])  # (four words or more, the
-    # first a word: not a heading, nor a list's item)
+        text, start, end) and sparse(text[max(0, start - AROUND):end + AROUND])  # (four words or more, the first a
+    # word: not a heading, nor a list's item)
 
 
 def breaths(text: str, start: int, end: int) -> Iterator[tuple[int, int]]:
@@ -108,12 +119,16 @@ def breaths(text: str, start: int, end: int) -> Iterator[tuple[int, int]]:
         window = range(k + fewest, k + most + 1)
         bare = [text[words[i][0]:words[i][1]].lower() for i in window]
         before = [text[words[i - 1][0]:words[i - 1][1]].lower() for i in window]
-        goes_on = [i for i, w, after, b in zip(window, bare, bare[1:] + [""], before)
-                   if w in GOES_ON and (w, b) not in NOT_GOING_ON or w == "the" and after in ORDINALS]
+        after = [text[words[i + 1][0]:words[i + 1][1]].lower() if i + 1 < len(words) else "" for i in window]
+        goes_on = [i for i, w, a, b in zip(window, bare, after, before)
+                   if w in GOES_ON and (w, b) not in NOT_GOING_ON or w in GOES_ON_BEFORE and a in OPENS_CLAUSE
+                   or w == "the" and a in ORDINALS]
         cut = min(goes_on or [i for i, w in zip(window, bare) if w in SOFT] or [k + most],
                   key=lambda i: abs(i - k - wanted))
-        while cut - 1 >= k + fewest and bare[cut - 1 - k - fewest] in GOES_ON | SOFT:  # "okay so", "and then":
-            cut -= 1  # before both
+        while cut - 1 >= k + fewest and bare[cut - 1 - k - fewest] in GOES_ON | GOES_ON_BEFORE | SOFT:
+            cut -= 1  # "okay so", "and then": before both
+        if len(words) - cut < fewest:  # no breath of a word or two at the end: the last two share the words
+            cut = k + (len(words) - k) // 2
         yield words[k][0], words[cut - 1][1]
         k = cut
     yield words[k][0], words[-1][1]

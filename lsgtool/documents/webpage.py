@@ -27,16 +27,30 @@ SUFFIXES = (".html", ".htm")
 ROLES = {"navigation", "complementary", "banner", "contentinfo", "search", "toolbar", "menu", "menubar", "dialog"}
 NAMED = re.compile(r"(?:^|[-_\s])(?:breadcrumbs?|share|sharing|social|related|comments?|newsletter|subscribe|"
                    r"sidebar|promo|sponsored|advert|ads?|cookies?|popup|modal|jump|print|toolbar|pagination|tags|"
-                   r"byline|author-bio|skip-link|signature|post-menu|votes?|votecell)(?:$|[-_\s])", re.IGNORECASE)
+                   r"byline|author-bio|skip-link|post-signature|post-menu|votecell|vote-count)(?:$|[-_\s])",
+                   re.IGNORECASE)
 # a wiki's furniture, whatever element holds it: MediaWiki's "[edit]" links, hatnotes ("For other uses, see ..."),
 # navigation boxes, infoboxes (a table of facts, not text: its cells would count as paragraphs), its contents box
 WIKI = re.compile(r"(?:^|\s)(?:mw-editsection|mw-jump-link|noprint|navbox|vertical-navbox|hatnote|infobox|"
                   r"sistersitebox|toc)(?:$|\s)")
 ROWS = (BLOCKS - {"br", "tr", "td", "th", *SECTIONS}) | {"ul", "ol", "dl", "aside"}  # the blocks that may be furniture
+CODE_CLASS = re.compile(r"(?i)\b(?:code|highlight|source|sourceCode|lang(?:uage)?-\w+|console|shell|terminal|"
+                        r"prettyprint|hljs)\b")
+CODE_LINE = re.compile(r"[=;{}<>]|^\s*[$#]\s|->|::|\(\)")  # "heat = 2", "$ git add .", "f();", "a::b"
 CODE = ("pre", "code")  # a class in code (rustdoc's "comment") names no furniture
 LINKED_WORDS = 40  # a block of at most this many words
 LINKED_SHARE = 0.8  # at least this share of them in two links or more: a row ("Jump to Recipe · Print Recipe")
 MOST = 0.25  # furniture never holds more than this share of the main text's words (a wrapper's class says little)
+
+
+def _code(pre) -> bool:
+    """Whether a ``<pre>`` holds code (a ``<code>`` inside, a class that names code or a language, or lines most of
+    which read as code: ``CODE_LINE``), not a message's or an RFC's text set in a fixed font (a mailing list
+    archive's)."""
+    if pre.find(".//code") is not None or CODE_CLASS.search(pre.get("class") or ""):
+        return True
+    lines = [line for line in pre.text_content().splitlines() if line.strip()]
+    return 2 * sum(1 for line in lines if CODE_LINE.search(line)) >= len(lines) > 0
 
 
 def text_of(element, flow: bool = False) -> str:
@@ -48,11 +62,12 @@ def text_of(element, flow: bool = False) -> str:
         tag = node.tag.split("}")[-1] if isinstance(node.tag, str) else ""
         if tag in HIDDEN:
             return
-        fence = tag == "pre" and not pre  # a block of code: fenced, as Markdown writes it, so it is no prose
+        fence = tag == "pre" and not pre and _code(node)  # code: fenced, as Markdown writes it, so it is no prose
         pre = pre or tag == "pre"
         said = (lambda words: words) if pre or not flow else (lambda words: words.replace("\n", " "))
         if fence:
-            parts.append("\n\n```\n")
+            marks = "`" * max(3, 1 + max((len(run) for run in re.findall("`+", node.text_content())), default=0))
+            parts.append(f"\n\n{marks}\n")
         if node.text and tag:
             parts.append(said(node.text))
         for child in node:
@@ -60,7 +75,7 @@ def text_of(element, flow: bool = False) -> str:
             if child.tail:
                 parts.append(said(child.tail))
         if fence:
-            parts.append("\n```")
+            parts.append(f"\n{marks}")
         if tag in BLOCKS:
             parts.append("\n\n")
 

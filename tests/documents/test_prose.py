@@ -178,6 +178,10 @@ def test_a_bare_heading_line_of_plain_text_is_not_glued_to_the_sentence_after_it
               "\n\nNorthwind Logistics provides truckload transportation, dedicated fleet and contract warehousing "
               "services in North America, from 41 terminals and nine fulfillment centers.\n")  # a 10-K's labelled
     assert [filing[a:b][:19] for a, b in prose_sentences(filing)] == ["Northwind Logistics"]  # heading: longer
+    amending = filing.replace("Item 7. Management's Discussion and Analysis of Financial Condition and Results of "
+                              "Operations", "Section 5 of the Principal Act is amended by inserting after subsection "
+                              "(2) the following subsection")  # not a title: a sentence going on
+    assert [amending[a:b][:9] for a, b in prose_sentences(amending)][0] == "Section 5"
     assert [PAPER[a:b] for a, b in prose_sentences(PAPER)] == [
         "Nowadays the design of efficient models for long texts remains an open challenge.",
         "Transformers are quadratic.", "Sparse attention patterns extend the context of encoder-decoder models."]
@@ -532,13 +536,18 @@ def test_a_logs_entries_are_a_record_not_sentences():
     sentences; two or more in a row are a record, as an agenda's times are; a sentence that opens on a time is not."""
     from lsgtool.documents.prose import prose_sentences
 
-    text = ("Mbeumo sent Martinez the wrong way.\n\n23' - Yellow card: Douglas Luiz (Aston Villa) for a foul on Jensen.\n"
+    text = ("Mbeumo sent Martinez the wrong way.\n\n23' - Yellow card: Douglas Luiz (Aston Villa) for a foul.\n"
             "38' - GOAL: Brentford 2-0. Mbeumo, penalty.\n45+2' - Yellow card: Christian Norgaard (Brentford).\n\n"
-            "Agenda\n\n9:30 – Coffee and registration in the foyer.\n10:00 – Welcome by the chair.\n\n"
-            "10:30 - the council met in the town hall and voted to close the pool.\n\nEmery made two changes.\n")
-    assert [text[a:b] for a, b in prose_sentences(text)] == [
+            "Agenda\n\n9:30 – Coffee and registration\n10:00 – Welcome by the chair\n\n"
+            "10:30 - the council met in the town hall and voted to close the pool.\n\nEmery made two changes.\n\n"
+            "00:01:12 - We have spent three years rebuilding the harbour wall.\n00:01:40 - It opens in May.\n\n"
+            "1.01 - The Tenant shall pay the rent on the first day of each month.\n"
+            "1.02 - The Landlord shall repair it.\n")
+    assert [text[a:b] for a, b in prose_sentences(text)] == [  # a timed entry that ends a sentence: a turn, a clause
         "Mbeumo sent Martinez the wrong way.", "10:30 - the council met in the town hall and voted to close the pool.",
-        "Emery made two changes."]
+        "Emery made two changes.", "00:01:12 - We have spent three years rebuilding the harbour wall.",
+        "00:01:40 - It opens in May.", "1.01 - The Tenant shall pay the rent on the first day of each month.",
+        "1.02 - The Landlord shall repair it."]
 
 
 @pytest.mark.parametrize("heading, own", [("## Abstract", True), ("Executive Summary", True), ("## TL;DR", True),
@@ -564,6 +573,8 @@ def test_the_authors_own_summary_is_a_summary_heading_near_the_start_and_referen
     (entry,) = back_matter(syllabus)  # a reference's entry wherever it stands, not the prose about it
     assert syllabus[entry[0]:entry[1]].endswith("(4th ed.). Norton.")
     assert not back_matter(syllabus.replace("Morling, B. (2021).", "Morling's book (2021) is"))
+    annotated = ("Walker, M. P. (2017). Why we sleep. Scribner. " + "Walker argues that sleep loss harms memory. " * 6)
+    assert not back_matter(annotated)  # an annotated bibliography's entry goes on with prose
 
 
 @pytest.mark.parametrize("text, own", [
@@ -739,6 +750,12 @@ def test_a_readmes_badges_and_a_note_boxs_label_are_not_prose():
     ("Warehousing costs differ materially between the two regions we serve.", True),
     ("The links to every paper we read are in the description below.", False),
     ("The subscribe button was moved to the top of the page in 2023.", True),
+    ("She reached past the counter to press the bell and waited for the clerk.", True),
+    ("Tap the notification to open the conversation in the app.", True),
+    ("Clients subscribe to the channel with the SUBSCRIBE command.", True),
+    ("Each concept links roles in the description logic to their fillers.", True),
+    ("This policy should be read in conjunction with the Safeguarding Policy of the school.", True),
+    ("The trial found that results could differ materially between the two dosing schedules.", True),
     ("The sponsor of the bill, Senator Hale, withdrew it on Monday.", True),
     ("The bill, sponsored by Senator Jane Doe, would ban the sale of the land.", True),
     ("Adjusted EBITDA, a non-GAAP measure, rose 12% to $450 million.", True),
@@ -818,7 +835,8 @@ def test_talk_under_its_speakers_names_on_lines_of_their_own_is_read_as_their_tu
     novel = "".join(f"Chapter {n} — The Storm\n\nThe rain came down on the roofs all night.\n\n" for n in "ABCDE")
     status = "".join(f"Project {n}\n\nKey Points\n\nSales grew.\n\nNext Steps\n\nWe open a store.\n\n" for n in "ABC")
     assert not is_headed(novel) and not is_headed(status)  # headings, with a subtitle or repeated: no speakers
-    resume = "".join(f"{role} — {firm}, London\n*2019 – 2021*\n\n- Led a team of four engineers.\n\n" for role, firm in
+    resume = "".join(f"{role} — {firm}, London\n*2019 – 2021*\n\n- Led a team of four engineers.\n\n"
+                     for role, firm in
                      [("Senior Data Engineer", "Paylane Ltd"), ("Data Engineer", "ShopSphere"),
                       ("Graduate Software Developer", "Northgate"), ("Research Assistant", "Leeds University")])
     assert not is_headed(resume)  # jobs and their employers, each once: nobody speaks twice
@@ -833,6 +851,9 @@ def test_speakers_named_in_capitals_are_shown_as_names_unless_some_are_not():
     assert [t.speaker for t in turns(apostrophe)][:2] == ["Jamie", "Jamie's Dad"]
     irish = capitals.replace("MAYOR DELGADO", "MAYOR O'BRIEN-WALSH")
     assert [t.speaker for t in turns(irish)][:2] == ["Jamie", "Mayor O'Brien-Walsh"]
+    from lsgtool.documents.prose import _as_name
+
+    assert _as_name("2ND OFFICER") == "2nd Officer" and _as_name("D’ARCY") == "D’Arcy"  # (a cue's name too)
     mixed = "Jamie: Welcome back to the show.\nCEO: Thank you for having me.\nJamie: Let us begin.\n" * 2
     assert [t.speaker for t in turns(mixed)][:2] == ["Jamie", "CEO"]  # one in capitals among names: as written
 
@@ -877,6 +898,13 @@ def test_unpunctuated_speech_is_cut_into_breaths_before_the_words_a_speaker_goes
              "attempt to do so shall be void and shall be a material breach of this Agreement that entitles the "
              "Licensor to end it, at once and in writing.")
     assert list(sentence_spans(legal)) == [(0, len(legal))] == list(breaths(legal, 0, len(legal)))  # two marks
+    statute = legal.replace(", at once and in writing", " at once and in writing")  # its full stop its one mark
+    assert list(sentence_spans(statute)) == [(0, len(statute))]
+    said = " ".join(["it has been working really well for me and it took me so many attempts to get here"] * 6)
+    assert not any(text[a:b].startswith(("for me", "many attempts")) for text in [said]
+                   for a, b in sentence_spans(said))  # "well", "so" go on a breath only before a clause
+    tails = [len(said[a:b].split()) for a, b in breaths(said, 0, len(said))]
+    assert sum(tails) == len(said.split()) and min(tails) >= BREATH[0]  # no breath of a word or two at the end
 
 
 def test_a_breath_of_unpunctuated_speech_is_shown_as_a_sentence():
@@ -894,7 +922,18 @@ def test_a_breath_of_unpunctuated_speech_is_shown_as_a_sentence():
         "up." in shown and shown[0] == "Intro"  # (a filler left out; a heading's one word is no breath)
     assert readable("um okay so the number one reason a starter doesn't rise is temperature", breath=True) == \
         "The number one reason a starter doesn't rise is temperature."
+    assert readable("so many people told me to give up on it", breath=True) == \
+        "So many people told me to give up on it."
+    vtt = "WEBVTT\nKind: captions\nLanguage: en\n\n" + "".join(
+        f"00:00:{k:02d}.000 --> 00:00:{k + 1:02d}.000 align:start position:0%\n{line}\n\n"
+        for k, line in enumerate(UNPUNCTUATED.split(" so ")))  # YouTube's: a header, cue settings
+    from lsgtool.documents.prose import said_only
+
+    assert all(in_breaths(said_only(vtt), a, b) for a, b in prose_sentences(vtt))
     written = ("The statement that the rate of change of a quantity is proportional to its size is written\n\n$$\n"
                "\\frac{dy}{dt} = k y\n$$\n\nwhere the constant k is called the growth constant of the quantity.\n\n"
                "Why Your Sourdough Starter Is Not Rising And What To Do About It\n\nIt is cold.")
     assert not any(in_breaths(written, a, b) for a, b in sentence_spans(written))
+    readme = "quickgrid is a tiny layout engine for dashboards, with no dependencies.\n\n" + "".join(
+        f"- fast grid layout number {k} for small screens\n" for k in range(12))
+    assert not any(in_breaths(readme, a, b) for a, b in sentence_spans(readme))  # a list among punctuated prose

@@ -553,6 +553,14 @@ def test_a_q_and_a_pages_code_blocks_are_code_and_its_menus_and_signatures_furni
     assert not any(word in document.text for word in ("Share", "Trending", "Highest", "28459", "Yerlikaya"))
     shown = [document.text[a:b] for a, b in prose_sentences(document.text)]
     assert "git reset is the command responsible for the undo." in shown and not any("$ git" in s for s in shown)
+    teaching = QA.replace('<pre><code>', '<pre><code>```python\n').replace('</code></pre>', '```\n</code></pre>')
+    assert "````\n```python" in read_bytes(teaching.format(words="It is urgent.").encode(), "md.html", ".html").text
+    archive = ("<!DOCTYPE html><html><head><title>[dev] Build failures</title></head><body><h1>[dev] Build failures"
+               "</h1><pre>The ARM64 runners have failed every build since Friday.\nWe are moving them to new hosts."
+               "\n</pre></body></html>")  # a mailing list archive's message, set in <pre>: its text, not code
+    document = read_bytes(archive.encode(), "msg.html", ".html")
+    assert "```" not in document.text and "The ARM64 runners have failed every build since Friday." in [
+        document.text[a:b] for a, b in prose_sentences(document.text)]
 
 
 def test_a_pdfs_section_heading_after_a_wider_abstract_is_its_own_paragraph():

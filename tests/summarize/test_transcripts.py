@@ -377,7 +377,7 @@ def test_a_videos_automatic_captions_are_summarised_in_sentences_that_point_at_t
     out of a single thousand-word sentence; the summary is now several breaths, each shown as a sentence (a capital,
     "I", a full stop, no opening "so"), each source the exact words it shows, the channel's plug never picked."""
     said = (Path(__file__).parents[1] / "data" / "unpunctuated.txt").read_text(encoding="utf-8")
-    said = said.replace("welcome back so", "welcome back and make sure you hit that subscribe button before we start so")
+    said = said.replace("welcome back so", "welcome back and make sure you hit that subscribe button first so")
     if kind == "srt":
         words = said.split()
         said = "".join(f"{k + 1}\n00:00:{k:02d},000 --> 00:00:{k + 1:02d},000\n{' '.join(words[7 * k:7 * k + 7])}\n\n"
