@@ -33,6 +33,7 @@ RUN_ON, PER_MARK = 60, 100
 BREATH = (10, 22, 45)  # the fewest words of a breath, the most wanted, the most
 MARK = re.compile(r"[.,;:!?](?!\d)")
 WORD = re.compile(r"\S+")
+UNMARKED_END = re.compile(r"[.,;:!?](?!\d)|\n")  # where a run of words without a mark ends (a line's end too)
 AROUND = 400  # characters either side of a sentence that tell whether it is in unpunctuated speech (``in_breaths``)
 GOES_ON = frozenset("okay ok alright um uh anyway but because".split())  # a new breath after
 # and these, only before a word that opens a clause ("so i do", "well we"; not "so many", "really well for me")
@@ -98,11 +99,15 @@ def unpunctuated(span: str) -> bool:
 
 def in_breaths(text: str, start: int, end: int) -> bool:
     """Whether ``text[start:end]`` (a sentence) is a breath of unpunctuated speech (``breaths``): words with no mark,
-    and the text about it unpunctuated (``unpunctuated``; a sentence before a displayed formula also ends
-    without one, a title has none)."""
-    return text[start:start + 1].isalpha() and text.count(" ", start, end) >= 3 and not MARK.search(
-        text, start, end) and sparse(text[max(0, start - AROUND):end + AROUND])  # (four words or more, the first a
-    # word: not a heading, nor a list's item)
+    on a line with a run of ``RUN_ON`` words or more without one (a turn of a meeting's transcript that its
+    transcriber did not punctuate), or with the text about it unpunctuated (``sparse``: a caption file's cues); a sentence before a
+    displayed formula also ends without a mark, a title has none."""
+    if not (text[start:start + 1].isalpha() and text.count(" ", start, end) >= 3 and not MARK.search(text, start, end)):
+        return False  # (four words or more, the first a word: not a heading, nor a list's item)
+    before = [m.end() for m in UNMARKED_END.finditer(text, max(0, start - 2 * AROUND), start)]
+    after = UNMARKED_END.search(text, end, end + 2 * AROUND)
+    run = text[before[-1] if before else max(0, start - 2 * AROUND):after.start() if after else end + 2 * AROUND]
+    return len(WORD.findall(run)) >= RUN_ON or sparse(text[max(0, start - AROUND):end + AROUND])
 
 
 def breaths(text: str, start: int, end: int) -> Iterator[tuple[int, int]]:

@@ -934,6 +934,11 @@ def test_a_breath_of_unpunctuated_speech_is_shown_as_a_sentence():
                "\\frac{dy}{dt} = k y\n$$\n\nwhere the constant k is called the growth constant of the quantity.\n\n"
                "Why Your Sourdough Starter Is Not Rising And What To Do About It\n\nIt is cold.")
     assert not any(in_breaths(written, a, b) for a, b in sentence_spans(written))
+    meeting = ("Ann: We met today to plan the bakery's winter menu, and the oven is fixed.\n"
+               f"Bob: {UNPUNCTUATED}\nAnn: Thanks, that helps.\n" * 3)  # one turn its transcriber did not punctuate
+    spans = prose_sentences(meeting)
+    assert [in_breaths(meeting, a, b) for a, b in spans[:3]] == [False, True, True] and not in_breaths(
+        meeting, *[span for span in spans if meeting[span[0]:span[1]] == "Thanks, that helps."][0])
     readme = "quickgrid is a tiny layout engine for dashboards, with no dependencies.\n\n" + "".join(
         f"- fast grid layout number {k} for small screens\n" for k in range(12))
     assert not any(in_breaths(readme, a, b) for a, b in sentence_spans(readme))  # a list among punctuated prose
