@@ -100,8 +100,8 @@ def unpunctuated(span: str) -> bool:
 def in_breaths(text: str, start: int, end: int) -> bool:
     """Whether ``text[start:end]`` (a sentence) is a breath of unpunctuated speech (``breaths``): words with no mark,
     on a line with a run of ``RUN_ON`` words or more without one (a turn of a meeting's transcript that its
-    transcriber did not punctuate), or with the text about it unpunctuated (``sparse``: a caption file's cues); a sentence before a
-    displayed formula also ends without a mark, a title has none."""
+    transcriber did not punctuate), or with the text about it unpunctuated (``sparse``: a caption file's cues); a
+    sentence before a displayed formula also ends without a mark, a title has none."""
     if not (text[start:start + 1].isalpha() and text.count(" ", start, end) >= 3 and not MARK.search(text, start, end)):
         return False  # (four words or more, the first a word: not a heading, nor a list's item)
     before = [m.end() for m in UNMARKED_END.finditer(text, max(0, start - 2 * AROUND), start)]
@@ -113,7 +113,7 @@ def in_breaths(text: str, start: int, end: int) -> bool:
 def breaths(text: str, start: int, end: int) -> Iterator[tuple[int, int]]:
     """``text[start:end]`` as one sentence, or, when it is unpunctuated speech (``unpunctuated``), cut into breaths:
     each of ``BREATH`` words, ending before the word nearest the wanted length that a speaker goes on with
-    (``GOES_ON``, else ``SOFT``, else at the most words)."""
+    (``GOES_ON``; ``GOES_ON_BEFORE`` before a clause; "the second ..."), else ``SOFT``, else at the most words."""
     if end - start < 4 * RUN_ON or not unpunctuated(text[start:end]):
         yield start, end
         return
