@@ -35,6 +35,7 @@ from itertools import islice
 from typing import Iterator
 
 from lsgtool.documents.model import SEPARATOR
+from lsgtool.documents.sentences import ENDS
 
 # an opening fence: a backtick fence's line holds no other backtick (CommonMark), and what follows the marks is an info
 # string (a language, attributes), not more marks: "~~~ * ~~~" is a story's scene break
@@ -141,7 +142,7 @@ def bare_heading(line: str, before: str, after: str, width: int, heading_before:
     most = LABELLED_WORDS if LABELLED.match(line) and _title_case(line) else BARE_WORDS
     if not line or len(line.split()) > most or not OPENS.match(line) or ENDED.search(line):
         return False
-    if before and not heading_before and not re.search(r"[.!?…][\"'”’)\]]*$", before):
+    if before and not heading_before and not ENDS.search(before):
         return False
     if len(line) > BARE_SHARE * width:
         return False
@@ -292,6 +293,7 @@ UNSAID = re.compile(r"\A\ufeff?\s*WEBVTT[^\n]*(?:\r?\n[^\S\n]*\S[^\n]*)*"  # (an
                     re.MULTILINE)  # (a cue's number: a number alone above a timing)
 
 
+@lru_cache(maxsize=4)
 def said_only(text: str) -> str:
     """``text`` as an encoder reads it: a caption file with what is not said (``UNSAID``) blanked with spaces (the
     same length, so every offset into it stays: a lecture's timings had tripled its tokens); any other as it is."""

@@ -45,6 +45,7 @@ ENDS = re.compile(r"[.!?…][\"'”’)\]]*\Z")  # a span that ends as a sentenc
 # "... the second reason is"
 ORDINALS = frozenset("first second third fourth fifth number".split())
 SOFT = frozenset("and which when if where while since or".split())  # a worse place, better than mid-phrase
+CUT_BEFORE = GOES_ON | GOES_ON_BEFORE | SOFT  # a breath ends before a run of these, not inside it ("okay so")
 
 
 def paragraphs(text: str) -> list[tuple[int, int]]:
@@ -118,19 +119,16 @@ def breaths(text: str, start: int, end: int) -> Iterator[tuple[int, int]]:
         yield start, end
         return
     words = [(m.start(), m.end()) for m in WORD.finditer(text, start, end)]
+    said = [text[a:b].lower() for a, b in words] + [""]  # (an empty word after the last)
     fewest, wanted, most = BREATH
     k = 0
     while len(words) - k > most:
         window = range(k + fewest, k + most + 1)
-        bare = [text[words[i][0]:words[i][1]].lower() for i in window]
-        before = [text[words[i - 1][0]:words[i - 1][1]].lower() for i in window]
-        after = [text[words[i + 1][0]:words[i + 1][1]].lower() if i + 1 < len(words) else "" for i in window]
-        goes_on = [i for i, w, a, b in zip(window, bare, after, before)
-                   if w in GOES_ON and (w, b) not in NOT_GOING_ON or w in GOES_ON_BEFORE and a in OPENS_CLAUSE
-                   or w == "the" and a in ORDINALS]
-        cut = min(goes_on or [i for i, w in zip(window, bare) if w in SOFT] or [k + most],
-                  key=lambda i: abs(i - k - wanted))
-        while cut - 1 >= k + fewest and bare[cut - 1 - k - fewest] in GOES_ON | GOES_ON_BEFORE | SOFT:
+        goes_on = [i for i in window if said[i] in GOES_ON and (said[i], said[i - 1]) not in NOT_GOING_ON
+                   or said[i] in GOES_ON_BEFORE and said[i + 1] in OPENS_CLAUSE
+                   or said[i] == "the" and said[i + 1] in ORDINALS]
+        cut = min(goes_on or [i for i in window if said[i] in SOFT] or [k + most], key=lambda i: abs(i - k - wanted))
+        while cut - 1 >= k + fewest and said[cut - 1] in CUT_BEFORE:
             cut -= 1  # "okay so", "and then": before both
         if len(words) - cut < fewest:  # no breath of a word or two at the end: the last two share the words
             cut = k + (len(words) - k) // 2

@@ -465,8 +465,8 @@ class Extractive:
         cuts = cuts or {}
         verses = not spoken and verse_numbered(text)
         words = None if spoken else hyphenated_words(text)  # words broken across lines: how the text writes them
-        said = said_only(text)  # (a caption file's cue settings and header are no punctuation of what is said)
-        sentences = [readable(text[a:b], spoken, not cuts.get(i, (False,))[0], verses, words, in_breaths(said, a, b))
+        heard = said_only(text)  # (a caption file's cue settings and header are no punctuation of what is said)
+        sentences = [readable(text[a:b], spoken, not cuts.get(i, (False,))[0], verses, words, in_breaths(heard, a, b))
                      for i, (a, b) in enumerate(spans)]
         operator = [(t.start, t.end) for t in turns(text, transcript) if OPERATOR.fullmatch(t.speaker or "")]
         # a paper's references ("Longt5: Efficient text-to-text ..."), a title page's lines ("Harlow Station, Harlow
