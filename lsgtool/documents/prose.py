@@ -990,7 +990,7 @@ WRITTEN_LINKS = ("first|firstly|second|secondly|third|thirdly|fourth|fifth|final
                  "of course|as a result|in other words|on the other hand|in contrast|by contrast|that said|after all")
 CLAUSE = (r"(?:and|but|so)(?= (?:i|we|you|he|she|it|they|there|this|these|those|the|a|an|my|our|your|his|her|"
           r"their|its|it's|i'm|we're|that's|there's|if|when|what|one|now)\b)")
-SAID_LINKED = re.compile(rf"(?:(?:{LINKS}),|{CLAUSE})\s+", re.IGNORECASE)
+SAID_LINKED = re.compile(rf"(?:(?:{LINKS}),|{CLAUSE}|(?:{NOTICES})\s*:)\s+", re.IGNORECASE)  # (a FAQ's "Note:")
 # a run-in label before a paragraph's first sentence: a structured abstract's "Background:", "Conclusions:", a post's
 # "TL;DR:"
 LABELS = (r"(?:background|introduction|objectives?|aims?|purpose|methods?|design|setting|participants|results?|"

@@ -62,6 +62,11 @@ CITATION = re.compile(r"(?:(?:See(?: also|, e\.g\.,)?|Cf\.|Accord|But see)\s+)?[
 # after the answer that follows it, someone else's (``read_after``), never without one (the meetings of
 # ../shared/quality: R-1 / R-2 29.82 / 5.33, as without questions; 29.70 / 5.19 with them picked freely)
 QUESTION = re.compile(r"\?[\"'”’)\]]*$")
+# an interview's or a FAQ's labels for who asks and who answers: what the asker says ("Q: The purifier turned off and
+# the red light is flashing.") is a question whether or not it ends with one; the answerer's label is shown only
+# after a question's (an "A:" alone tells a reader nothing)
+ASKER = re.compile(r"(?i:q|question|interviewer)")
+ANSWERER = re.compile(r"(?i:a|answer)")
 # a vote's record in minutes ("Proposed Cllr Desai, seconded Cllr Trent, all in favour.", "Motion by Smith, seconded
 # by Jones; carried 5-0."): who moved what is shown by the resolution itself; one that holds the resolution ("moved
 # ... that the Council ...") or is longer is kept
@@ -129,10 +134,13 @@ ANAPHOR = re.compile(r"(?:this|these|that|those|such)\b(?!\s+(?:rfc|paper|docume
                      r"time|summer|winter|spring|autumn|season|moment)s?\b|(?<=those) who\b|(?<=that) (?:i|we|you|"
                      r"he|she|it|they|the|a|an|this|his|her|our|their)\b)"
                      r"|(?-i:where|which|whereas|wherein)\b"  # a clause after a displayed formula: "where k is ..."
-                     # "It works on pandas ...", "They close at six" (not "It is possible to ...", which points at
-                     # what follows; not "he" or "she": a story's characters are known from its other picks)
-                     r"|(?:it(?!['’]s\b)(?!\s+(?:is|was|would|will|should|could|may|might|must|seems|seemed|appears|"
-                     r"can|has been|had been)\s+(?:[\w-]+,?\s+){0,3}?(?:to|that|for|whether|if)\b)|they|them|their)\b",
+                     # "It works on pandas ...", "They close at six" (not "It is possible to ...", "It would be
+                     # wise to ...", which point at what follows: "It will allow up to four homes ..." does not;
+                     # not "he" or "she": a story's characters are known from its other picks)
+                     r"|(?:it(?!['’]s\b)(?!\s+(?:is|was|seems|seemed|appears|has been|had been|(?:would|will|"
+                     r"should|could|may|might|must|can) (?:also |still )?(?:be|seem|appear|have been))\s+"
+                     r"(?:[\w-]+,?\s+){0,3}?"
+                     r"(?:to|that|for|whether|if)\b)|they|them|their)\b",
                      re.IGNORECASE)
 
 
@@ -166,8 +174,10 @@ SPONSOR = re.compile(r"\b(?:(?:this (?:episode|show|video|podcast) is )?brought 
                      r"(?:on|join|support (?:us|me) on) (?:my|our) patreon\b)",
                      re.IGNORECASE)
 # a greeting or a thanks, and little more: "Thank you, operator, and good afternoon, everyone."
-PLEASANTRY = re.compile(r"(?:thanks?(?: you)?\b(?!\s+to\b)|good (?:morning|afternoon|evening)\b|welcome(?: back)?"
-                        r"(?=[,!.]| everyone| everybody| all\b)|let['’]s get started\b)", re.IGNORECASE)
+PLEASANTRY = re.compile(r"(?:(?:hi|hey|hello|yes|yeah|great|sure|okay|ok)(?: \w+)?[,!.] )?"  # "Hi, thanks ...", "Hi Tom."
+                        r"(?:thanks?(?: you)?\b(?!\s+to\b)|good (?:morning|afternoon|evening)\b|welcome(?: back)?"
+                        r"(?=[,!.]| everyone| everybody| all\b)|let['’]s get started\b|congrat(?:ulation)?s\b)",
+                        re.IGNORECASE)
 PLEASANTRY_WORDS = 12
 # a call's or a show's hand-over: "With that, I'll turn the call over to Karen.", "Back to you, Tom."
 HANDOFF = re.compile(r"(?:(?:with that|and with that|so),? )?(?:i['’]ll|i will|i['’]d like to|let me|"
@@ -479,8 +489,8 @@ class Extractive:
                     and (shouting or c <= SHOUTED * n) and worth_showing(s, text[a:b])
                     and not any(x <= a < y for x, y in back)
                     for s, (c, n), (a, b) in zip(sentences, capitals, spans)]
-        asked = [spoken and QUESTION.search(s) is not None for s in sentences]
         said = [turn and turn.speaker for turn in speakers(text, [a for a, _ in spans], transcript)]
+        asked = _asked(sentences, said) if spoken else [False] * len(sentences)
         answered = [i + 1 < len(sentences) and eligible[i + 1] and not asked[i + 1] and said[i + 1] != said[i]
                     for i in range(len(sentences))]
         # a question in talk only with its answer: the sentence after it, someone else's (``read_after``)
@@ -574,7 +584,8 @@ class Extractive:
             [len(s.split()) + len(((turn and turn.speaker) or "").split()) for s, turn in zip(sentences, said)]
         picked = self.pick(embeddings, sizes, eligible, score, budget if words is None else words, count,
                            nearest=words is not None, sentences=sentences,
-                           after=None if units is not None else read_after(sentences, spoken, text, spans))
+                           after=None if units is not None else read_after(sentences, spoken, text, spans,
+                                                                          [turn and turn.speaker for turn in said]))
         texts = [_marked(sentences[i], pieces.get(i), i - 1 in picked, i + 1 in picked) for i in picked]
         relevance = None if similarity is None else float(similarity.max())
         summary, starts = labelled(texts, [said[i] and said[i].speaker for i in picked])
@@ -583,18 +594,33 @@ class Extractive:
                       starts)
 
 
-def read_after(sentences: list[str], spoken: bool, text: str = "",
-               spans: list[tuple[int, int]] | None = None) -> list[int | None]:
+def _asked(sentences: list[str], said: list[str | None]) -> list[bool]:
+    """Which of a transcript's ``sentences`` (``said``: each one's speaker) ask: end with a question mark, or are
+    said by an asker (``ASKER``)."""
+    return [QUESTION.search(s) is not None or ASKER.fullmatch(who or "") is not None for s, who in zip(sentences, said)]
+
+
+def read_after(sentences: list[str], spoken: bool, text: str = "", spans: list[tuple[int, int]] | None = None,
+               said: list[str | None] | None = None) -> list[int | None]:
     """The sentence each one is read after, where it has one (``Extractive.pick`` holds it until that one is
     picked): in prose, one that opens by pointing back (``ANAPHOR``), or goes on with a quotation an earlier
     sentence of its paragraph opened and does not say who speaks (``_quoting``: "Northwind listened to residents."
-    after '"We heard them," said Ferreira.'), after the one before it; in talk, a question (``QUESTION``) after its
-    answer, the sentence after it (``sentences`` makes it eligible only where that is someone else's)."""
+    after '"We heard them," said Ferreira.'), after the one before it (past a transcriber's "(Applause.)"); in talk, a question (``QUESTION``) after its
+    answer, the sentence after it (``sentences`` makes it eligible only where that is someone else's; ``said``: each
+    sentence's speaker, where known, for an asker's question without its mark, ``_asked``)."""
     if spoken:
-        return [i + 1 if QUESTION.search(s) else None for i, s in enumerate(sentences)]
+        asked = _asked(sentences, said or [None] * len(sentences))
+        return [i + 1 if ask else None for i, ask in enumerate(asked)]
     going = _quoting(text, spans) if spans else [False] * len(sentences)
-    return [i - 1 if i > 0 and (ANAPHOR.match(s) or (going[i] and not SAYS.search(s))) else None
+    before = [None] + list(range(len(sentences) - 1))  # the sentence before each, past a speech's "(Applause.)"
+    for i in range(1, len(sentences)):
+        if ASIDE.fullmatch(sentences[i - 1].strip()):
+            before[i] = before[i - 1]
+    return [before[i] if i > 0 and (ANAPHOR.match(s) or (going[i] and not SAYS.search(s))) else None
             for i, s in enumerate(sentences)]
+
+
+ASIDE = re.compile(r"[(\[][^()\[\]]*[)\]]\.?")  # a sentence all in brackets: a transcriber's "(Applause.)"
 
 
 SAYS = re.compile(r"\b(?:said|says|say|asked|asks|told|tells|replied|added|according to|wrote|writes)\b",
@@ -636,10 +662,12 @@ def labelled(texts: list[str], speakers: list[str | None]) -> tuple[str, list[in
     (``Grad B: ...``): who said it is part of what a meeting's summary tells; a text said by no one after a speaker's
     (a screenplay's action after a speech) begins a line of its own, and the speaker's next is labelled again; a
     text that does not end a sentence (a list item, "Fresh cilantro and rice, to serve") ends its line, not to run
-    into the next."""
+    into the next; an answerer's label (``ANSWERER``) is written only after its asker's."""
     out, starts, last = "", [], None
     for text, speaker in zip(texts, speakers):
-        if speaker and speaker != last:
+        if speaker and speaker != last and ANSWERER.fullmatch(speaker) and not ASKER.fullmatch(last or ""):
+            out += "\n" if out else ""  # an "A:" not after a "Q:" names no one: the answer begins a line unlabelled
+        elif speaker and speaker != last:
             out += ("\n" if out else "") + f"{speaker}: "
         elif out:
             out += " " if ENDED.search(out) and not (last and not speaker) else "\n"

@@ -769,6 +769,8 @@ def test_a_readmes_badges_and_a_note_boxs_label_are_not_prose():
     ("I will now hand it over to our chief financial officer, Tomas.", False),
     ("The council will turn the old library over to the school district in May.", True),
     ("Good morning everyone, let's get started.", False),
+    ("Hi, thanks for taking the question, and congrats on the margin.", False),  # an analyst's opening
+    ("Congratulations on the new contract went out to every member of staff on Monday.", True),
     ("I want to start by thanking Council President Harold Lee and the members of the City Council who are here "
      "tonight.", False),
     ("I want to tell you where Riverbend stands and what I am asking of this council.", True),

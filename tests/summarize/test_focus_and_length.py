@@ -492,9 +492,11 @@ def test_a_sentence_pointing_back_is_picked_only_after_the_sentence_it_points_to
             "Those who came stayed.", "That the parser is slow is known.", "where k is the growth constant.",
             "Where the river bends, the town begins.", "It works on pandas DataFrames.", "They close at six.",
             "It is possible to parse twice.", "It should be possible to use libraries of build tools.",
-            "Items are read.", "It's late.")] == [
+            "Items are read.", "It's late.", "It will allow up to four homes on any lot.",
+            "It can take up to a week.", "It would be wise to wait.")] == [
         True, True, False, False, False, False, False, False, True, False,  # a formula's clause goes on from it
-        True, True, False, False, False, False]  # "It is ... to": what follows, not what came before
+        True, True, False, False, False, False,  # "It is ... to": what follows, not what came before
+        True, True, False]  # (but "It will allow up to ...": a modal's verb is no "be ... to")
     asked = []  # what summarize hands pick: the text's own sentences
     real = Extractive.pick
     monkeypatch.setattr(Extractive, "pick", lambda self, *a, **k: asked.append(k["after"]) or real(self, *a, **k))
@@ -531,6 +533,9 @@ def test_a_quotations_later_sentences_are_read_after_the_one_that_says_who_speak
     assert read_after([readable(bare[a:b]) for a, b in spans], False, bare, spans) == [
         None, 0, 1, None, None, 4, None, None, 7]  # "They count." points back
     # no quotation: only "This is ..." and "These are ..." point back
+    speech = ["I will send the council an ordinance that does three things.", "It will allow four homes on a lot.",
+              "(Applause.)", "It will end the parking requirement.", "[Laughter]", "The rest is up to you."]
+    assert read_after(speech, False) == [None, 0, None, 1, None, None]  # past the applause: to the sentence said
 
 
 def test_a_papers_abstract_comes_first_and_its_references_never(runner, app, tmp_path):

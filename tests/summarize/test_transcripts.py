@@ -232,6 +232,28 @@ def test_a_question_asked_in_talk_is_picked_only_with_its_answer_one_in_prose_fr
         assert lines[2] not in shown and lines[5] not in shown
 
 
+def test_a_faqs_asked_problem_is_picked_only_with_its_answer_and_an_answers_label_only_after_a_question():
+    """A troubleshooting FAQ's "Q:" may state a problem without a question mark ("Q: The red light is flashing."):
+    it asks all the same, so it is shown only with its answer; an "A:" picked alone is no one's name and not shown."""
+    from lsgtool.documents.prose import prose_sentences
+    from lsgtool.summarize.extractive import Extractive, labelled, read_after
+
+    faq = ("Q: The purifier suddenly turned off and the red light on its front is flashing.\n"
+           "A: A flashing red light means that the rear cover of the purifier was opened or is not closed.\n"
+           "Q: The ring on the top of the purifier stays blue even when I am cooking.\n"
+           "Q: The purifier makes a loud rattling noise at every one of its fan speeds.\n"
+           "A: Check that the filter is seated correctly and that its pull tab does not touch the fan.\n")
+    spans = prose_sentences(faq)
+    sentences, eligible = Extractive.sentences(faq, spans)
+    assert eligible == [True, True, False, True, True]  # the blue ring has no answer after it
+    said = ["Q", "A", "Q", "Q", "A"]
+    assert read_after(sentences, True, faq, spans, said) == [1, None, 3, 4, None]
+    assert read_after(sentences, True) == [None] * 5  # (without the speakers: only a question mark asks)
+    assert labelled(sentences[:2], said[:2])[0] == f"Q: {sentences[0]}\nA: {sentences[1]}"
+    assert labelled([sentences[1], sentences[4]], ["A", "A"])[0] == f"{sentences[1]} {sentences[4]}"
+    assert labelled(["We met.", sentences[1]], ["Tom", "A"])[0] == f"Tom: We met.\n{sentences[1]}"
+
+
 CHAT = """#inc-2291-checkout-latency
 Exported from Slack on 2025-04-09
 
