@@ -76,17 +76,32 @@ ALERT = re.compile(r"\s*>\s*(?:\[!(?i:note|tip|important|warning|caution)\]|(?:\
 BADGES = re.compile(r"(?:[ \t]*\[?!\[[^\]\n]*\]\([^)\s]*\)(?:\]\([^)\s]*\))?)+[ \t]*$")
 # a FAQ's question, "Q: ...?": a heading over its answer
 ASKED = re.compile(r"\s*(?:\*\*|__)?(?:Q|Question)\s*:(?:\*\*|__)?\s+\S.*\?(?:\*\*|__)?\s*$")
+# an opinion's parts, each on a line of its own: "JUSTICE KAVANAUGH delivered the opinion of the Court.", "JUSTICE
+# THOMAS, with whom JUSTICE ALITO joins, dissenting.", "Judge Ruiz, concurring in part and dissenting in part:":
+# headings, which name whose words follow (a dissent is not the Court's holding)
+OPINION_PART = re.compile(r"[ \t]*(?:(?:CHIEF |Chief )?(?:JUSTICE|Justice)|(?:Chief |Circuit |District )?Judge)[ \t]+"
+                          r"[A-Z][\w'’-]+(?:,[^\n]{0,160}?,)?[ \t]+(?:delivered the opinion of the Court|"
+                          r"(?:concurring|dissenting)(?: in (?:part|the judgment))?(?: and (?:concurring|dissenting)"
+                          r"(?: in (?:part|the judgment))?)?)[.:]?[ \t]*$")
 STAMP = r"\[?((?:\d{1,2}:)?\d{1,2}:\d{2})(?:[.,]\d+)?\]?"  # a time said before a turn: [00:12:31], 12:31
 # "Speaker: words", "Jane Doe -- Chief Financial Officer: words" (a name, its firm and its role, up to 60 characters)
 # (not a label: a manual's "IMPORTANT:", "Note:"; an interview's or a FAQ's "Q:" and "A:" are its speakers)
 NOTICES = "note|nb|important|warning|caution|tip"  # a manual's labels (also not shown: ``LABELS``)
-LABEL = rf"(?i:{NOTICES}|hint|attention|danger|notice|example|step \d+)\s*:"
+LEVELS = "info|warn|error|err|debug|trace|fatal|critical"  # and a log's: "[09:14] INFO: worker 3 started"
+LABEL = rf"(?i:{NOTICES}|hint|attention|danger|notice|example|step \d+|{LEVELS})\s*:"
 TURN = re.compile(rf"\s*(?:{STAMP}\s+)?(?!{LABEL})([A-Z][\w.'’ —–-]{{0,60}}?)\s*(?:\({STAMP}\))?:\s+(?=\S)")
 TRANSCRIPT = 0.5  # the share of a text's lines that must be turns for each line to be read as one
 # a chat export's message header, on a line of its own above the message's lines: "Priya Raman  9:02 AM" (Slack),
 # "Priya Raman — Today at 9:02 AM" (Discord)
 CHAT_HEADER = re.compile(r"[ \t]*([A-Z][\w.'’ -]{0,40}?)(?: {2,}|[ \t]+[—–-][ \t]+)(?:(?:Today|Yesterday) at )?"
                          r"\d{1,2}:\d{2}(?::\d{2})?(?: ?[AaPp]\.?[Mm]\.?)?[ \t]*$")
+# a chat's message on a line of its own after its time, by a handle that may be in lower case: an IRC log's, a Slack
+# or Matrix text export's "[09:14] alice: morning all", "[2024-03-13 09:14] <dmitri.v> hi" (not a log's "[09:14]
+# INFO: ..."); and its notices, "[09:18] *** dmitri.v has joined the channel", which are no one's words
+CHAT_LINE = re.compile(r"[ \t]*\[(?:\d{4}-\d{2}-\d{2}[ T])?\d{1,2}:\d{2}(?::\d{2})?(?: ?[AaPp][Mm])?\][ \t]+"
+                       rf"(?:<([\w.@-]{{1,40}})>|(?!{LABEL})([\w.@-]{{1,40}}):)[ \t]+(?=\S)")
+DAY_RULE = re.compile(r"[ \t]*[-=]{3,}[^\n]*[-=]{3,}[ \t]*$")  # an export's "----- Wednesday, March 13 -----"
+CHAT_NOTICE = re.compile(r"[ \t]*\[[^\]\n]{4,25}\][ \t]+(?:\*\*\*|-->|<--|--)[ \t]")
 CHAT = 3  # message headers, each with a line of message under it: the fewest for a text to be a chat
 CHAT_SHARE = 0.1  # and the least share of its lines they are
 # a chat's emoji shortcode, a word of its own: ":rotating_light:", ":+1:" (not "std::vector::push_back")
@@ -247,7 +262,14 @@ def is_chat(text: str) -> bool:
     filled = [line for _, _, line in _lines(text) if line.strip()]
     headers = [CHAT_HEADER.match(line) is not None for line in filled]
     answered = sum(1 for k, header in enumerate(headers[:-1]) if header and not headers[k + 1])
-    return answered >= CHAT and answered >= CHAT_SHARE * len(filled)
+    return answered >= CHAT and answered >= CHAT_SHARE * len(filled) or _chat_lined(filled)
+
+
+def _chat_lined(filled: list[str]) -> bool:
+    """Whether most of the ``filled`` lines are a chat's messages each on a line after its time (``CHAT_LINE``), by
+    two people or more who each write twice or more."""
+    said = Counter(found.group(1) or found.group(2) for found in map(CHAT_LINE.match, filled) if found)
+    return sum(said.values()) >= max(CHAT, TRANSCRIPT * len(filled)) and sum(n >= 2 for n in said.values()) >= 2
 
 
 @dataclass(frozen=True)
@@ -374,13 +396,21 @@ def _spoken_lines(text: str) -> Iterator[tuple[int, int, str | None, str | None]
 
 def _chat_lines(text: str) -> Iterator[tuple[int, int, str | None, None]]:
     """``_spoken_lines`` of a chat export: a header's time is the clock's, not a time into a recording, and is
-    not kept."""
+    not kept; in one written a message a line (``CHAT_LINE``), a line that is no message is a title's or a notice's
+    before the first, one that goes on a message after it."""
+    lined = _chat_lined([line for _, _, line in _lines(text) if line.strip()])
     speaker, fence = None, None
     for start, _, line in _lines(text):
         fence, code = fenced(fence, line)
         header = None if code else CHAT_HEADER.match(line)
-        if header:
+        message = None if code or not lined else CHAT_LINE.match(line)
+        if header and not lined:
             speaker = header.group(1).strip()
+        elif message:
+            speaker = message.group(1) or message.group(2)
+            yield start + message.end(), start + len(line.rstrip()), speaker, None
+        elif lined and (speaker is None or CHAT_NOTICE.match(line) or DAY_RULE.match(line)):
+            continue
         elif line.strip() and not code and not REACTIONS.match(line):
             yield start + len(line) - len(line.lstrip()), start + len(line.rstrip()), speaker, None
 
@@ -506,9 +536,11 @@ RUN_IN_OWN = re.compile(rf"(?:\*\*|__)?(?:(?i:{OWN_LABEL})(?:\*\*|__)?\s*:"
                         rf"(?:\*\*|__)?[ \t]+\S|{DATELINE})")
 OWN_OPENING = 3  # paragraphs of prose: such a paragraph is among the document's first
 # a paragraph whose first sentence says what the document's subject is: "Lise Meitner (1878–1968) was an Austrian
-# physicist ...", "Amoxicillin is an antibiotic.": an encyclopedia's lead, a leaflet's or a product's first words
+# physicist ...", "The Great Molasses Flood, also known as the Boston Molasses Disaster, was a disaster ...",
+# "Amoxicillin is an antibiotic.": an encyclopedia's lead, a leaflet's or a product's first words
 DEFINES = re.compile(r"(?:[Tt]he |[Aa]n? )?(?P<subject>[^.!?\n,;:()\s]+(?: [^.!?\n,;:()\s]+){0,5}?)"
-                     r"(?: \([^()\n]{1,120}\))?,? (?:is|was|are|were) (?:an?|the|one of)\b")
+                     r"(?: \([^()\n]{1,120}\))?(?:, (?:also |sometimes |often )?(?:known|called|referred to) as "
+                     r"[^.!?\n,;]{1,80},)?,? (?:is|was|are|were) (?:an?|the|one of)\b")
 # the subject is a name: each word with a capital ('Elise "Lise" Meitner', "Amoxicillin"), not a pronoun's or a
 # determiner's ("It was a cold morning", "This is a ...")
 NAMED = re.compile(r"(?!(?:It|This|That|These|Those|There|Here|He|She|We|They|I|You|One|Each|Every|Some|Many|Most|"
@@ -572,15 +604,19 @@ CLOSING_MATTER = re.compile(NUMBERED + r"(?:about (?:the authors?|us|the company
 BOILERPLATE = re.compile(r"[ \t>]*(?:\*\*|__)?(?:(?:confidentiality|privacy) (?:notice|note|statement)|"
                          r"disclaimer)(?:\*\*|__)?\s*:|[ \t>]*this (?:e-?mail|message|communication)(?: and any "
                          r"(?:attachments?|files)[^.]{0,40}?)? (?:is|are|may|contains?)\b[^.]{0,60}?\b(?:confidential|"
-                         r"privileged)", re.IGNORECASE)
+                         r"privileged)|[ \t>]*notice\s*:\s*this opinion is subject to formal revision|"
+                         # a news story's correction: "This article was amended on 2 February 2024. An earlier ..."
+                         r"[ \t>]*(?:\*\*|__|\*|_)?(?:correction\s*:|this (?:article|story|piece|report|post) (?:was|"
+                         r"has been) (?:amended|corrected|updated to correct)\b|an earlier version of this (?:article|"
+                         r"story|piece|report|post)\b)", re.IGNORECASE)
 
 
 def back_matter(text: str, transcript: bool | None = None) -> list[tuple[int, int]]:
     """Where ``text``'s back matter is (``BACK_MATTER``: References, Bibliography, Acknowledgements, External
     links; in its second half, ``CLOSING_MATTER``: About <Company>, Media contacts), each section from its heading
     to the next heading of its level or above (``## References`` holds its ``### Papers``; a plain heading line has
-    no level: to the next heading); and each paragraph of legal boilerplate (``BOILERPLATE``: "CONFIDENTIALITY
-    NOTICE: This email ...")."""
+    no level: to the next heading); and each paragraph of boilerplate (``BOILERPLATE``: "CONFIDENTIALITY NOTICE:
+    This email ...", a slip opinion's notice, a story's correction)."""
     found = [(m.start(), m.end()) for m in PARAGRAPH.finditer(text) if BOILERPLATE.match(m.group())]
     found += [(m.start(), m.end()) for m in REFERENCE.finditer(text) if len(m.group().split()) <= REFERENCE_WORDS]
     starts = headings(text, transcript)
@@ -652,6 +688,49 @@ def heading_words(line: str) -> str:
     return readable(re.sub(r"(?:^|\s)#+\s*$", "", words), unlink=False)
 
 
+# a plain text's paragraphs may be indented, as a bill's, a contract's or a letter's are ("    (a) Establishment.--The
+# Secretary shall ..."): Markdown's rule (an indented block is code) holds in a text with Markdown's headings or
+# fences; in another, an indented block is code only where it does not read as prose (``_prose_block``)
+PROSE_TOKEN = re.compile(r"[(\[\"'“‘]*(?:[A-Za-z][a-z'’-]*|\d[\d,.]*%?|\$[\d,.]+|§+)[.,;:!?)\]\"'”’-]*")
+PROSE_TOKENS = 0.8  # the least share of its words that are words (not identifiers, operators, paths)
+PROSE_LINE_WORDS = 5  # and the fewest words of its lines on average
+
+
+def _prose_block(lines: list[str]) -> bool:
+    """Whether an indented block's ``lines`` read as prose: words (``PROSE_TOKEN``) in lines of some length, and a
+    sentence or a clause ended (not ``x = f(y);``, ``$ pip install x``, ``cargo build --release``)."""
+    filled = [line.strip() for line in lines if line.strip()]
+    tokens = [token for line in filled for token in line.split()]
+    return bool(filled) and len(tokens) >= PROSE_LINE_WORDS * len(filled) \
+        and sum(PROSE_TOKEN.fullmatch(token) is not None for token in tokens) >= PROSE_TOKENS * len(tokens) \
+        and any(re.search(r"[.!?;:][\"'”’)]*$|\.--", line) for line in filled)
+
+
+def _indented_prose(lines: list[tuple[int, int, str]]) -> frozenset[int]:
+    """The indices of ``lines`` in indented blocks of prose (``_prose_block``) of a text without Markdown's headings
+    or fences (there, such a block is code)."""
+    if any(ATX.match(line) or FENCE.match(line) for _, _, line in lines):
+        return frozenset()
+    found: set[int] = set()
+    k = 0
+    while k < len(lines):
+        if not _indented(lines[k][2]):
+            k += 1
+            continue
+        end = k
+        while end < len(lines) and (_indented(lines[end][2]) or not lines[end][2].strip()):
+            end += 1
+        if _prose_block([line for _, _, line in lines[k:end]]):
+            found.update(range(k, end))
+        k = end
+    return frozenset(found)
+
+
+def _indented(line: str) -> bool:
+    """Whether ``line`` holds words indented as a code block's are (four spaces or a tab)."""
+    return bool(line.strip()) and (len(line) - len(line.lstrip(" ")) >= 4 or line.startswith("\t"))
+
+
 @lru_cache(maxsize=4)
 def _structure(text: str) -> tuple[tuple[tuple[int, int], ...], tuple[int, ...]]:
     """(the prose blocks, where the headings begin) of a text read as prose."""
@@ -670,6 +749,7 @@ def _structure(text: str) -> tuple[tuple[tuple[int, int], ...], tuple[int, ...]]
     width = max((len(line) for _, _, line in lines), default=0)
     table = _table_rows(lines)
     fields = _field_rows(lines)
+    prose = _indented_prose(lines)
     for i, (start, end, line) in enumerate(lines):
         stripped = line.strip()
         was_heading, heading = heading, False
@@ -686,9 +766,9 @@ def _structure(text: str) -> tuple[tuple[tuple[int, int], ...], tuple[int, ...]]
             continue
         heading_next = (not current and len(stripped) <= 80 and i + 1 < len(lines)
                         and SETEXT.match(lines[i + 1][2]) is not None)  # a heading underlined on the next line
-        indented = len(line) - len(line.lstrip(" ")) >= 4 or line.startswith("\t")
+        indented = (len(line) - len(line.lstrip(" ")) >= 4 or line.startswith("\t")) and i not in prose
         in_code = indented and (code or blank_before and not in_item)  # an indented code block's line
-        asked = not in_code and ASKED.match(line) is not None
+        asked = not in_code and (ASKED.match(line) or OPINION_PART.match(line)) is not None
         if (heading_next or SETEXT.match(line) or ATX.match(line) or RULE.match(line) or TABLE.match(line)
                 or not in_code and (i in table or i in fields or MATH.match(line)) or DEFINITION.match(line)
                 or HTML.match(line) or DIRECTIVE.match(line) or ALERT.match(line) or BADGES.match(line) or asked):
@@ -860,6 +940,8 @@ INLINE = [
     (re.compile(r"<(https?://[^>\s]+)>"), r"\1"),
     (CODE_SPAN, None),  # inline code, ``literal``: its text kept as written (``readable``)
     (TEX_MATH, lambda match: _tex_text(match.group(1))),  # "$\ln 2 \approx 0.693$" -> "ln 2 ≈ 0.693"
+    # a run-in label in bold before a sentence, without its colon: "**Question** Does ..." -> "Question: Does ..."
+    (re.compile(r"^(\*\*|__)([A-Z][\w -]{0,30}?[\w)])\1(?=[ \t]+[A-Z])"), r"\2:"),
     (re.compile(r"(\*\*|__)(?=\S)(.+?)(?<=\S)\1"), r"\2"),  # strong
     (re.compile(r"(?<![\w*])\*(?=\S)([^*\n]+?)(?<=\S)\*(?![\w*])"), r"\1"),  # *emphasis*
     (re.compile(r"(?<![\w_])_(?=\S)([^_\n]+?)(?<=\S)_(?![\w_])"), r"\1"),  # _emphasis_
@@ -869,7 +951,7 @@ INLINE = [
 # a list's or a quotation's marks before a line's words; a clause's number before a capital ("2.1 Licensor ...",
 # "(A) Licensor ...", not "3.5 million"); a patent's paragraph number ("[0007] In some embodiments ...")
 MARKER = re.compile(r"^\s*(?:>\s*)*(?:(?:[-*+•]|\(?\d{1,3}[.)]|\[\d{4,5}\]|\(?[a-z][.)]|\([A-Z]\)|"
-                    r"\((?:[ivx]{1,4})\))\s+|"
+                    r"\((?:[ivx]{1,4})\))\s+(?:\[[ xX]\]\s+)?|"  # and a task list's box: "- [x] Replace ..."
                     r"\d{1,3}(?:\.\d{1,3})+\.?\s+(?=[A-Z]))?")
 
 

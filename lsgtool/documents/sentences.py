@@ -12,8 +12,11 @@ from typing import Iterator
 PARAGRAPH = re.compile(r"\n\s*\n")
 # "Wang et al. (2022)": syntok ends a sentence at "al." before a bracket, and the next one then opens "(2022). ...";
 # the full stop is hidden from it there (a character for a character: the offsets stay the text's)
-ET_AL = re.compile(r"(?<=\bet al)\.(?=\s*[(\[])|(?:(?<=\bNo)|(?<=\bNos)|(?<=\bVol)|(?<=\bArt)|(?<=\bpp))\.(?=\s*\d)")
-# ... and in "Okafor v. Harborview Logistics, Inc., No. 2:20-cv-01187", "Vol. 3", "pp. 12-19" before a number
+ET_AL = re.compile(r"(?<=\bet al)\.(?=\s*[(\[])|(?:(?<=\b(?:No|pp|Ch|Eq))|(?<=\b(?:Nos|Vol|Art|FIG|Fig|SEC|Sec|Ref|Tab|"
+                   r"Eqs))|(?<=\b(?:FIGS|Figs|Secs|Refs|Para|para|Stat|Supp)))\.(?=\s*\d)|"
+                   r"(?<=\b(?:Rev|Pub))\.(?=\s*(?:Code|Stat|L)\b)|(?<=\bAnn)\.(?=\s*§)")
+# ... and in "Okafor v. Harborview Logistics, Inc., No. 2:20-cv-01187", "Vol. 3", "pp. 12-19", a patent's "FIG. 3",
+# a bill's "SEC. 2.", a statute's "124 Stat. 119", "Ohio Rev. Code Ann. § 5721.20", "Pub. L. 115-72" before a number
 # a wiki's citation markers right after a sentence's end (".[4] With", ".[14][15]", ".[citation needed]"): syntok
 # reads on through them; hidden from it (blanks for characters), they fall between the sentences
 CITED = re.compile(r"(?<=[.!?\"”])(?:\[(?:\d{1,3}|[a-z]|citation needed|clarification needed|when\?|who\?|"

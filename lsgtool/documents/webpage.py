@@ -27,12 +27,14 @@ SUFFIXES = (".html", ".htm")
 ROLES = {"navigation", "complementary", "banner", "contentinfo", "search", "toolbar", "menu", "menubar", "dialog"}
 NAMED = re.compile(r"(?:^|[-_\s])(?:breadcrumbs?|share|sharing|social|related|comments?|newsletter|subscribe|"
                    r"sidebar|promo|sponsored|advert|ads?|cookies?|popup|modal|jump|print|toolbar|pagination|tags|"
-                   r"byline|author-bio|skip-link|post-signature|post-menu|votecell|vote-count)(?:$|[-_\s])",
+                   r"byline|author-bio|skip-link|post-signature|post-menu|votecell|vote-count|corrections?|clarifications?|"
+                   r"editors?-note)(?:$|[-_\s])",
                    re.IGNORECASE)
 # a wiki's furniture, whatever element holds it: MediaWiki's "[edit]" links, hatnotes ("For other uses, see ..."),
-# navigation boxes, infoboxes (a table of facts, not text: its cells would count as paragraphs), its contents box
+# navigation boxes, infoboxes (a table of facts, not text: its cells would count as paragraphs), its contents box,
+# its menus' buttons ("14 languages", the dropdown of a page's other languages) and its categories
 WIKI = re.compile(r"(?:^|\s)(?:mw-editsection|mw-jump-link|noprint|navbox|vertical-navbox|hatnote|infobox|"
-                  r"sistersitebox|toc)(?:$|\s)")
+                  r"sistersitebox|toc|vector-dropdown|mw-portlet(?:-[\w-]+)?|mw-indicators|catlinks)(?:$|\s)")
 ROWS = (BLOCKS - {"br", "tr", "td", "th", *SECTIONS}) | {"ul", "ol", "dl", "aside"}  # the blocks that may be furniture
 CODE_CLASS = re.compile(r"(?i)\b(?:code|highlight|source|sourceCode|lang(?:uage)?-\w+|console|shell|terminal|"
                         r"prettyprint|hljs)\b")
@@ -122,8 +124,9 @@ def _words(element) -> int:
 def furniture(body) -> list:
     """The elements inside ``body`` that are a site's furniture rather than its text, outermost first: a role in
     ``ROLES``, a wiki's furniture (``WIKI``: any element), a class in ``NAMED`` (not an id: ``<section
-    id="comments">`` is a documentation page's section on comments), a row of links that holds no heading, table or
-    code; none inside a table or code, and never more than a quarter (``MOST``) of the words in all."""
+    id="comments">`` is a documentation page's section on comments), a picture's caption (``_pictured``), a row of
+    links that holds no heading, table or code; none inside a table or code, and never more than a quarter
+    (``MOST``) of the words in all."""
     total = _words(body)
     heading = next((el for tag in SECTIONS[:3] for el in body.iter(tag)), None)  # the title: never furniture
     kept = set() if heading is None else {heading, *heading.iterancestors()}
@@ -138,7 +141,8 @@ def furniture(body) -> list:
         words = _words(element)
         if words > left:
             continue
-        named = wiki or element.get("role") in ROLES or NAMED.search(element.get("class") or "") is not None
+        named = wiki or element.get("role") in ROLES or NAMED.search(element.get("class") or "") is not None \
+            or _pictured(element)
         if named or element.tag in ROWS and 0 < words <= LINKED_WORDS \
                 and next(element.iter(*SECTIONS, *CODE, "table"), None) is None \
                 and _linked(element) >= LINKED_SHARE * words:
@@ -146,6 +150,15 @@ def furniture(body) -> list:
             inside.update(element.iter())
             left -= words
     return found
+
+
+def _pictured(element) -> bool:
+    """Whether ``element`` is the caption of a figure that shows a picture ("Map of the area affected by the flood"):
+    it says what a picture shows, which a summary of the text does not (a figure of a quotation or a code listing
+    keeps its caption)."""
+    figure = element.getparent()
+    return element.tag == "figcaption" and figure is not None and \
+        next(figure.iter("img", "picture", "video", "svg"), None) is not None
 
 
 def _linked(element) -> int:

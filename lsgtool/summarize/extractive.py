@@ -54,10 +54,12 @@ SPOKEN_OPENING, SPOKEN_DECAY = 0.5, 20.0
 # disclaimer) is not picked: more than this share of its letters are capitals, unless the whole text's are
 SHOUTED = 0.8
 # a sentence that is only a court's citation of a case or of itself ("See Manatt v. Bank of Am., NA, 339 F.3d 792,
-# 802 (9th Cir. 2003).", "Id. at 802.", "Id. (quoting ...)."): where the law is, not what it says
+# 802 (9th Cir. 2003).", "Id. at 802.", "Id., at 647.", "Id. (quoting ...).", a pin cite "454 U. S., at 529."): where
+# the law is, not what it says
 CITATION = re.compile(r"(?:(?:See(?: also|, e\.g\.,)?|Cf\.|Accord|But see)\s+)?[^,()]{1,80}? v\. [^()]{1,120}?,\s+"
                       r"(?:\d+ [A-Z][\w. ]{0,20}? \d+|No\. \S+)[^()]*\([^()]*\d{4}\)(?:\s*\([^()]*\))?[.;]?|"
-                      r"Id\.(?:\s+at\s+[\d,\s-]+)?(?:\s*\(.*\))?\.?")
+                      r"Id\.,?(?:\s+at\s+[\d,\s–-]+)?(?:\s*\(.*\))?\.?|"
+                      r"\d+ [A-Z][\w. ]{0,20}?,? at \d+(?:[–-]\d+)?(?:\s*\(.*\))?\.?")  # "454 U. S., at 529-530."
 # a question asked in talk: shown alone it pairs with whatever answer comes next in the summary, so it is picked only
 # after the answer that follows it, someone else's (``read_after``), never without one (the meetings of
 # ../shared/quality: R-1 / R-2 29.82 / 5.33, as without questions; 29.70 / 5.19 with them picked freely)
@@ -106,7 +108,7 @@ SHOWN_IN = re.compile(r"\b(?:is|are|was|were|can be|could be|may be|will be)\s+(
                       r"appendix|tab\.|chapter)s?\b[^.;:]{0,30}\.?$", re.IGNORECASE)  # and little after it
 POINTER_WORDS = 25
 # a figure's or table's caption ("Figure 6: Complete visualization of ..."), read out of its figure
-CAPTION = re.compile(r"(?::\s*)?(?:(?:figure|fig\.|table|tab\.|listing|algorithm|chart|exhibit)\s*"
+CAPTION = re.compile(r"(?::\s*)?(?:\*\*|__|\*|_)?(?:(?:figure|fig\.|table|tab\.|listing|algorithm|chart|exhibit)\s*"
                      r"(?:\d+|(?-i:[IVX]+)\b)[a-z]?\s*[:.|—–-]|table:\s)",  # pandoc's ": Table 1: ...", "Table:"
                      re.IGNORECASE)
 # words of which a sentence of prose has at least one ("the", "of", "is"): a line of six words or more without any,
@@ -171,7 +173,11 @@ SPONSOR = re.compile(r"\b(?:(?:this (?:episode|show|video|podcast) is )?brought 
                      r"(?:button|icon)\b|"
                      r"like and subscribe\b|subscribe to (?:my|our) channel\b|links?\b.{0,40}?\bin the "
                      r"description (?:below|box)\b|"
-                     r"(?:on|join|support (?:us|me) on) (?:my|our) patreon\b)",
+                     r"(?:on|join|support (?:us|me) on) (?:my|our) patreon\b|"
+                     # a blog's or a review's disclosure: "This post may contain affiliate links.", "As an Amazon
+                     # Associate I earn from qualifying purchases.", "We may earn a commission if you buy ..."
+                     r"(?:contains?|uses?|includes?) affiliate links\b|\bearn from qualifying purchases\b|"
+                     r"\b(?:we|i) (?:may )?(?:earn|receive|get) (?:a (?:small )?)?(?:commission|share of the sale)s?\b)",
                      re.IGNORECASE)
 # a greeting or a thanks, and little more: "Thank you, operator, and good afternoon, everyone."
 PLEASANTRY = re.compile(r"(?:(?:hi|hey|hello|yes|yeah|great|sure|okay|ok)(?: \w+)?[,!.] )?"  # "Hi, thanks ...", "Hi Tom."

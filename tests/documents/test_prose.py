@@ -590,6 +590,10 @@ def test_the_authors_own_summary_is_a_summary_heading_near_the_start_and_referen
      "October 1968) was an Austrian physicist who studied fission.[1]"),  # no title in the text (a web page's)
     ("# Amoxicillin capsules\n\nAmoxicillin is an antibiotic. It treats infections.\n\n## Dose\n\nTake one.\n",
      "Amoxicillin is an antibiotic. It treats infections."),
+    ("The Great Molasses Flood, also known as the Boston Molasses Disaster, was a disaster in Boston in 1919.[1] A "
+     "tank burst, killing 21 people.\n\n## Background\n\nMolasses was a sweetener.\n", "The Great Molasses Flood, "
+     "also known as the Boston Molasses Disaster, was a disaster in Boston in 1919.[1] A tank burst, killing 21 "
+     "people."),  # (a name it is also known by)
     # not: a definition under a section (an RFC's motivation), of another subject than the title's, a clause
     ("# Async iterators\n\n## Motivation\n\nAsync iterators are a core abstraction.\n", None),
     ("# Amoxicillin capsules\n\nThe pharmacist is the one to ask.\n\n## Dose\n\nTake one.\n", None),
@@ -749,6 +753,10 @@ def test_a_readmes_badges_and_a_note_boxs_label_are_not_prose():
     ("Our actual results could differ materially from those discussed below.", False),  # a 10-K's caveats
     ("Warehousing costs differ materially between the two regions we serve.", True),
     ("The links to every paper we read are in the description below.", False),
+    ("This post may contain affiliate links.", False),  # a blog's disclosure
+    ("As an Amazon Associate I earn from qualifying purchases.", False),
+    ("We may earn a commission when you buy through links on our site.", False),
+    ("Sales staff earn a commission on every policy they sell.", True),
     ("The subscribe button was moved to the top of the page in 2023.", True),
     ("She reached past the counter to press the bell and waited for the clerk.", True),
     ("Tap the notification to open the conversation in the app.", True),
@@ -944,3 +952,102 @@ def test_a_breath_of_unpunctuated_speech_is_shown_as_a_sentence():
     readme = "quickgrid is a tiny layout engine for dashboards, with no dependencies.\n\n" + "".join(
         f"- fast grid layout number {k} for small screens\n" for k in range(12))
     assert not any(in_breaths(readme, a, b) for a, b in sentence_spans(readme))  # a list among punctuated prose
+
+
+def test_a_plain_texts_indented_paragraphs_are_prose_and_code_stays_code():
+    """A bill indents its clauses by four spaces: read as Markdown's code blocks, 90% of one was left out unsaid;
+    an indented block is code only in a text with Markdown's headings or fences, or where it does not read as prose."""
+    bill = ("SEC. 3. GRANT PROGRAM.\n\n"
+            "    (a) Establishment.--The Secretary shall establish a program to award grants to eligible entities.\n"
+            "    (b) Amount.--The amount provided for a single household under this section may not exceed $14,000.\n"
+            "\nSEC. 4. AUTHORIZATION.\n\n"
+            "    There is authorized to be appropriated $1,500,000,000 for each of fiscal years 2025 through 2029.\n")
+    shown = [readable(bill[a:b]) for a, b in prose_sentences(bill)]
+    assert "The amount provided for a single household under this section may not exceed $14,000." in " ".join(shown)
+    assert shown[-1] == "There is authorized to be appropriated $1,500,000,000 for each of fiscal years 2025 " \
+                        "through 2029."
+    assert not any(s.startswith("SEC.") and len(s.split()) == 1 for s in shown)  # "SEC. 3." is not cut at "SEC."
+    code = ("The parser reads each file once and keeps the tokens it needs for the next pass.\n\n"
+            "    let tokens = lex(&source);\n    let tree = parse(tokens)?;\n\n"
+            "    $ cargo build --release\n\nThat is all the setup it needs before the first run.\n")
+    assert [readable(code[a:b]) for a, b in prose_sentences(code)] == [
+        "The parser reads each file once and keeps the tokens it needs for the next pass.",
+        "That is all the setup it needs before the first run."]
+    markdown = "# Usage\n\nRun it once a day.\n\n    The quick brown fox jumps over the lazy dog every day.\n"
+    assert [readable(markdown[a:b]) for a, b in prose_sentences(markdown)] == ["Run it once a day."]
+
+
+@pytest.mark.parametrize("text, count", [
+    ("FIG. 3 shows the assembly of the pump. FIGS. 4 and 5 show its valve.", 2),
+    ("The grant is set in SEC. 3 of the Act. The cap is in Sec. 4.", 2),
+    ("Under Ohio Rev. Code Ann. § 5721.20 (2023), the surplus goes to the State. The owner had no notice.", 2),
+    ("It was enacted by Pub. L. 115-72 in 2017. See 124 Stat. 119 for the text.", 2),
+    ("She gave the book to Ann. The next day she left for Paris.", 2),
+])
+def test_a_patents_and_a_statutes_abbreviations_end_no_sentence(text, count):
+    assert len(list(sentence_spans(text))) == count
+
+
+def test_an_opinions_parts_are_headings_and_a_pin_cite_is_no_sentence():
+    from lsgtool.documents.prose import headings
+    from lsgtool.summarize.extractive import worth_showing
+
+    opinion = ("JUSTICE KAVANAUGH delivered the opinion of the Court.\n\n"
+               "We hold that the notice provided here was constitutionally inadequate.\n\n"
+               "JUSTICE THOMAS, with whom JUSTICE ALITO joins, dissenting.\n\n"
+               "The Court today holds that a City violated the Takings Clause.\n")
+    assert headings(opinion) == [0, opinion.index("JUSTICE THOMAS")]
+    assert _picked_from(opinion) == ["We hold that the notice provided here was constitutionally inadequate.",
+                                     "The Court today holds that a City violated the Takings Clause."]
+    for cite, shown in (("454 U. S., at 529-530.", False), ("Id., at 647.", False),
+                        ("598 U. S., at 647 (quoting Tyler).", False), ("3 of the 5 samples failed at 40 C.", True)):
+        assert worth_showing(cite, cite) is shown
+
+
+def test_a_task_lists_boxes_and_a_bold_run_in_label_are_shown_as_text():
+    assert readable("- [x] Replace the chain bundle at each renewal.") == "Replace the chain bundle at each renewal."
+    assert readable("- **Question** Does dapagliflozin reduce readmission?") == \
+        "Question: Does dapagliflozin reduce readmission?"
+    assert readable("**Rust** is a language.") == "Rust is a language."  # a bold subject: no label
+    assert readable("This is **not** safe.") == "This is not safe."
+
+
+def test_a_pages_picture_captions_and_a_storys_correction_are_not_its_text(tmp_path):
+    from lsgtool.documents import read
+
+    page = tmp_path / "flood.html"
+    page.write_text("<html><body><article><h1>Great Molasses Flood</h1>"
+                    "<p>A storage tank burst in Boston in 1919 and a wave of molasses killed 21 people.</p>"
+                    "<figure><img src='map.png'><figcaption>Map of the area affected by the flood</figcaption>"
+                    "</figure><figure><blockquote>The wave came down Commercial Street like a wall of brown water."
+                    "</blockquote><figcaption>A witness, 1919"
+                    "</figcaption></figure>"
+                    "<p class='correction'><em>This article was amended on 2 February 2024. An earlier version "
+                    "gave the wrong year.</em></p><p>Correction: An earlier version gave 20 deaths.</p>"
+                    "</article></body></html>")
+    text = read(page).text
+    assert "Map of the area" not in text and "This article was amended" not in text
+    assert "A witness, 1919" in text  # a quotation's figure keeps its caption
+    assert _picked_from(text) == ["A storage tank burst in Boston in 1919 and a wave of molasses killed 21 people.",
+                                  "The wave came down Commercial Street like a wall of brown water."]
+
+
+def test_a_chat_written_a_message_a_line_is_read_by_its_handles():
+    from lsgtool.documents.prose import is_transcript, turns
+
+    chat = ("#platform-eng exported 2024-03-14\n\n----- Wednesday, March 13 -----\n"
+            "[09:14] alice: morning all, the staging cluster is on 1.26 and support ends on June 11.\n"
+            "[09:15] ben: is this the one where they removed the beta APIs?\n"
+            "[09:16] alice: yes, we need a plan for the upgrade this quarter.\n"
+            "[09:18] *** dmitri.v has joined the channel\n"
+            "[09:26] ben: in-place for staging and dev, blue/green only for prod.\n"
+            "  (prod is where a rollback matters)\n")
+    assert is_transcript(chat)
+    said = [(t.speaker, " ".join(chat[a:b] for a, b in t.pieces)) for t in turns(chat)]
+    assert said == [("alice", "morning all, the staging cluster is on 1.26 and support ends on June 11."),
+                    ("ben", "is this the one where they removed the beta APIs?"),
+                    ("alice", "yes, we need a plan for the upgrade this quarter."),
+                    ("ben", "in-place for staging and dev, blue/green only for prod. (prod is where a rollback "
+                            "matters)")]
+    log = "".join(f"[09:{m:02d}] INFO: worker {m} started the job and wrote its output.\n" for m in range(10))
+    assert not is_transcript(log)

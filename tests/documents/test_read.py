@@ -490,6 +490,7 @@ def test_a_web_page_s_links_sharing_comments_and_byline_are_left_out():
 
 WIKI = """<!DOCTYPE html><html><head><title>Lise Meitner - Wikipedia</title></head><body><main>
 <h1>Lise Meitner</h1>
+<div id="p-lang-btn" class="vector-dropdown mw-portlet mw-portlet-lang"><span>14 languages</span></div>
 <div class="hatnote navigation-not-searchable">For the asteroid, see 6999 Meitner.</div>
 <table class="infobox biography vcard"><tr><th>Born</th><td>7 November 1878</td></tr>
 <tr><th>Known for</th><td>Nuclear fission</td></tr></table>
@@ -504,9 +505,9 @@ class="mw-editsection-bracket">[</span><a href="?action=edit">edit</a><span clas
 
 
 def test_a_wiki_page_s_edit_links_hatnotes_and_infobox_are_left_out():
-    """MediaWiki's "[edit]" links (in a heading, old markup, or beside it, new), a hatnote and the infobox (a table
-    of facts whose cells counted as paragraphs) are furniture: headings read as written, paragraphs as a reader
-    counts them."""
+    """MediaWiki's "[edit]" links (in a heading, old markup, or beside it, new), a hatnote, the infobox (a table
+    of facts whose cells counted as paragraphs) and the languages' button ("14 languages", taken for the page's
+    title) are furniture: headings read as written, paragraphs as a reader counts them."""
     pytest.importorskip("lxml")
     document = read_bytes(WIKI.format(words=" ".join(["She is known for it."] * 20)).encode(), "m.html", ".html")
     (chapter,) = document.chapters
