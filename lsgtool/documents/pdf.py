@@ -20,6 +20,12 @@ PAGE_NUMBER = re.compile(r"^\W*(page\s*)?[0-9ivxlc]+\W*$", re.IGNORECASE)
 PAGE = "\ufdd0"  # a noncharacter (Unicode keeps them for a program's internal use): marks where a page's text begins
 HYPHENATED = re.compile(rf"(\w+)[-\u00ad\u2010]\n({PAGE}*)(\w+)")  # a word hyphenated across pages joins too
 EDGE_LINES = 2  # furniture sits in the first or last lines of a page
+# a page's footnotes: the run of lines at its foot (below its last line of body text; a page number may follow)
+# set smaller than the document's body text, most of whose characters are of one size. Left where they are, they
+# join the paragraph that goes on over the page ("... please contact FEMA officials stated that ..."); they are moved
+# to the end, under a heading of their own (``FOOTNOTES``), which a summary reads as back matter
+SMALLER = 0.9  # a footnote's type is at most this share of the body's
+FOOTNOTES = "Footnotes"
 
 
 def _furniture(pages: list[list[str]]) -> set[str]:
@@ -38,9 +44,11 @@ def page_lines(pages: list[str]) -> list[list[str]]:
     return [[line.rstrip() for line in unicodedata.normalize("NFKC", page).splitlines() if line.strip()] for page in pages]
 
 
-def clean_pages(split: list[list[str]], common: set[str]) -> tuple[str, list[int], dict[str, int]]:
-    """Running text from the pages' lines without the furniture lines ``common``, the offset in it where each page
-    begins (a page keeping no line: where the next one's text does, or the end), and counts of what changed."""
+def clean_pages(split: list[list[str]], common: set[str],
+                tail: list[str] | None = None) -> tuple[str, list[int], dict[str, int]]:
+    """Running text from the pages' lines without the furniture lines ``common`` (and the lines ``tail`` after the
+    last page's: its footnotes), the offset in it where each page begins (a page keeping no line: where the next
+    one's text does, or the end), and counts of what changed."""
     kept, removed, marks = [], 0, ""
     for lines in split:
         marks += PAGE
@@ -52,6 +60,7 @@ def clean_pages(split: list[list[str]], common: set[str]) -> tuple[str, list[int
                 indent = len(line) - len(line.lstrip())
                 kept.append(line[:indent] + marks + line[indent:])
                 marks = ""
+    kept += tail or []
     text = "\n".join(kept)
     vocabulary = word_counts(text, HYPHENATED)
     joined = 0
@@ -76,7 +85,7 @@ HEADING_WIDTH = 0.6  # of the usual line: a line this short that ends no sentenc
 BULLET = re.compile(r"[•▪●◦‣∙·\-–*]")  # a list item's mark alone on its line
 # a section's heading: "1. Introduction", "2.3 Radio-tracking", "IV. RESULTS", a paper's "ABSTRACT"
 SECTION_WORD = re.compile(r"(?:ABSTRACT|Abstract|INTRODUCTION|REFERENCES|References|ACKNOWLEDGE?MENTS?|"
-                          r"Acknowledge?ments?|SUMMARY)")
+                          r"Acknowledge?ments?|SUMMARY|Footnotes)")  # (and the footnotes' heading: ``FOOTNOTES``)
 SECTION_LINE = re.compile(rf"(?:\d{{1,2}}(?:\.\d{{1,2}})*\.?|[IVX]{{1,5}}\.)[ \t]+[A-Z][^.!?]{{0,60}}"
                           rf"|{SECTION_WORD.pattern}")
 HEADING_NEXT = re.compile(r"[A-Z0-9•▪●◦\-–—*\"“‘(\[]")  # what the line after a heading begins with
@@ -117,6 +126,39 @@ def _joined(lines: list[str]) -> str:
     return "".join(line + ("\n" if line.endswith(("-", "\u00ad", "\u2010")) else " ") for line in lines)[:-1]
 
 
+def page_texts(doc) -> tuple[list[str], list[str]]:
+    """Each page's text (PyMuPDF's), and the footnotes taken out of it (``SMALLER``), in order."""
+    lines = [[_line(line) for block in page.get_text("dict")["blocks"] if block.get("type") == 0
+              for line in block["lines"]] for page in doc]
+    sizes: Counter[float] = Counter()
+    for page in lines:
+        for text, size in page:
+            sizes[size] += len(text.strip())
+    body = sizes.most_common(1)[0][0] if sizes else 0.0
+    texts, notes = [], []
+    for page, own in zip(lines, doc):
+        foot = len(page)
+        while foot and (not page[foot - 1][0].strip() or PAGE_NUMBER.match(page[foot - 1][0].strip())):
+            foot -= 1  # a page number below the footnotes stays where it is
+        first = foot
+        while first and page[first - 1][1] < SMALLER * body:
+            first -= 1
+        if first == foot or not any(size >= SMALLER * body for _, size in page[:first]):
+            texts.append(own.get_text("text"))  # no footnotes, or a page all in small type
+            continue
+        notes += [text for text, _ in page[first:foot]]
+        texts.append("\n".join(text for text, _ in page[:first] + page[foot:]))
+    return texts, notes
+
+
+def _line(line: dict) -> tuple[str, float]:
+    """A line of PyMuPDF's "dict" text: its text, and the size of most of its characters."""
+    sizes: Counter[float] = Counter()
+    for span in line["spans"]:
+        sizes[round(span["size"], 1)] += len(span["text"].strip())
+    return "".join(span["text"] for span in line["spans"]), (sizes.most_common(1)[0][0] if sizes else 0.0)
+
+
 def read_pdf(data: bytes, name: str) -> tuple[list[Chapter], str | None, list[str], list[int]]:
     """(chapters from the PDF outline, or one; title; notes; the offset in the chapters' texts joined by blank lines
     where each page begins)."""
@@ -131,8 +173,10 @@ def read_pdf(data: bytes, name: str) -> tuple[list[Chapter], str | None, list[st
         raise DocumentError(f"'{name}' is not a readable PDF: {exc}.", "check that the file is a complete PDF.") from None
     if doc.needs_pass:
         raise DocumentError(f"'{name}' is an encrypted PDF.", "decrypt it first, e.g. `qpdf --decrypt --password=... in.pdf out.pdf`.")
-    pages = page_lines([page.get_text("text") for page in doc])
+    texts, footnotes = page_texts(doc)
+    pages = page_lines(texts)
     common = _furniture(pages)
+    tail = [FOOTNOTES, *page_lines(["\n".join(footnotes)])[0]] if footnotes else []  # at the end, under a heading
     if not any(pages):
         raise DocumentError(f"'{name}' has no text layer ({len(pages)} pages of images?).",
                             "run OCR first (e.g. `ocrmypdf in.pdf out.pdf`).")
@@ -140,13 +184,13 @@ def read_pdf(data: bytes, name: str) -> tuple[list[Chapter], str | None, list[st
     title = (doc.metadata or {}).get("title") or None
     bounds = [(t, p) for i, (t, p) in enumerate(starts) if i == 0 or p > starts[i - 1][1]]
     if len(bounds) < 2:
-        text, offsets, counts = clean_pages(pages, common)
-        return [Chapter(None, text)], title, _notes(len(pages), counts), offsets
+        text, offsets, counts = clean_pages(pages, common, tail)
+        return [Chapter(None, text)], title, _notes(len(pages), counts, len(footnotes)), offsets
     chapters, offsets, totals, at = [], [], Counter(), 0  # at: where the next chapter's text begins
     if bounds[0][1] > 0:
         bounds.insert(0, (None, 0))
     for (chapter_title, first), (_, after) in zip(bounds, bounds[1:] + [(None, len(pages))]):
-        text, found, counts = clean_pages(pages[first:after], common)
+        text, found, counts = clean_pages(pages[first:after], common, tail if after == len(pages) else [])
         totals.update(counts)
         end = at + len(text) + 2 if text.strip() else at
         offsets += [at + offset if offset < len(text) else end for offset in found]
@@ -154,8 +198,9 @@ def read_pdf(data: bytes, name: str) -> tuple[list[Chapter], str | None, list[st
             chapters.append(Chapter(chapter_title, text))
         at = end
     length = max(at - 2, 0)  # of the chapters' texts joined: pages after the last text begin at its end
-    return chapters, title, _notes(len(pages), totals), [min(offset, length) for offset in offsets]
+    return chapters, title, _notes(len(pages), totals, len(footnotes)), [min(offset, length) for offset in offsets]
 
 
-def _notes(pages: int, counts: dict[str, int]) -> list[str]:
-    return [f"PDF: {pages} pages; " + ", ".join(f"{n} {what}" for what, n in counts.items())]
+def _notes(pages: int, counts: dict[str, int], footnotes: int = 0) -> list[str]:
+    moved = {f"footnote lines moved to the end (under '{FOOTNOTES}')": footnotes} if footnotes else {}
+    return [f"PDF: {pages} pages; " + ", ".join(f"{n} {what}" for what, n in {**counts, **moved}.items())]

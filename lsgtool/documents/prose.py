@@ -506,10 +506,12 @@ def headings(text: str, transcript: bool | None = None) -> list[int]:
 
 
 NUMBERED = r"(?:\(?[\dIVX]+(?:\.\d+)*[.)]?\s+)?"  # a heading's section number: "2 ", "7.1 ", "IV. ", "(57) "
-# a heading over the author's own summary of the document: a paper's abstract, a report's executive summary
+# a heading over the author's own summary of the document: a paper's abstract, a report's executive summary, a live
+# blog's "What we know so far"
 OWN_SUMMARY = re.compile(NUMBERED + r"(?:abstract|summary|executive summary|"
                          r"management summary|tl;? ?dr|synopsis|overview|in (?:brief|short)|at a glance|"
-                         r"key (?:points|findings|takeaways))[.:]?",
+                         r"key (?:points|findings|takeaways|facts)|what we know(?: so far)?|the latest|"
+                         r"latest (?:updates|developments))[.:]?",  # (a live blog's, at its top)
                          re.IGNORECASE)
 
 
@@ -584,6 +586,16 @@ def own_summary(text: str, transcript: bool | None = None) -> tuple[int, int] | 
         if NAMED.fullmatch(subject) and (title is None or title & set(TITLE_WORD.findall(subject.lower()))):
             return found.start(), found.end()  # without a title (a web page's is not in its text): a name will do
     return None
+
+
+def separate_opinions(text: str, transcript: bool | None = None) -> list[tuple[int, int]]:
+    """Where a court's opinion holds a judge's own opinion besides the Court's: from a heading "JUSTICE THOMAS, with
+    whom JUSTICE ALITO joins, dissenting." or "..., concurring." (``OPINION_PART``) to the next such heading or the
+    end. What the Court held is what its summary says; a dissent's "The Court today holds ..." is no holding."""
+    starts = headings(text, transcript)
+    parts = [(a, line) for a, line in zip(starts, heading_texts(text, starts)) if OPINION_PART.match(line)]
+    ends = [a for a, _ in parts[1:]] + [len(text)]
+    return [(a, b) for (a, line), b in zip(parts, ends) if "delivered the opinion" not in line]
 
 
 # sections that are no part of what a document says: its references, thanks and pointers elsewhere
@@ -955,6 +967,9 @@ MARKER = re.compile(r"^\s*(?:>\s*)*(?:(?:[-*+•]|\(?\d{1,3}[.)]|\[\d{4,5}\]|\(?
                     r"\d{1,3}(?:\.\d{1,3})+\.?\s+(?=[A-Z]))?")
 
 
+# an opinion's pin cite after a sentence, which the sentence splitter leaves on it: "Under Tyler, that is a taking.
+# 598 U. S., at 647." (where the law is, not what it says: ``summarize.extractive.CITATION`` when it stands alone)
+PIN_CITE = re.compile(r"(?<=[.!?])\s+(?:Id\.,?|\d+ [A-Z][\w. ]{0,20}?,?) at \d+(?:[–-]\d+)?\.$")
 HYPHENS = "-\u00ad\u2010"  # a hyphen, a soft hyphen, a typographic hyphen
 BROKEN = re.compile(rf"(\w+)[{HYPHENS}]\s*$")  # a line that ends inside a word hyphenated across the line break
 BROKEN_ANY = re.compile(rf"\w[{HYPHENS}][ \t]*\r?\n[ \t]*[a-z]")  # a text with such a line
@@ -1019,7 +1034,7 @@ def readable(span: str, spoken: bool = False, unlink: bool = True, verses: bool 
 
         for pattern, replacement in INLINE:
             text = pattern.sub(keep if replacement is None else replacement, text)
-        text = " ".join(KEPT.sub(lambda m: code[int(m.group(1))], text).split())
+        text = PIN_CITE.sub("", " ".join(KEPT.sub(lambda m: code[int(m.group(1))], text).split()))
     text = _quoted(unlinked(text, spoken) if unlink else text)
     return restored(text) if breath and unlink else text
 

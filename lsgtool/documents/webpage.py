@@ -27,8 +27,8 @@ SUFFIXES = (".html", ".htm")
 ROLES = {"navigation", "complementary", "banner", "contentinfo", "search", "toolbar", "menu", "menubar", "dialog"}
 NAMED = re.compile(r"(?:^|[-_\s])(?:breadcrumbs?|share|sharing|social|related|comments?|newsletter|subscribe|"
                    r"sidebar|promo|sponsored|advert|ads?|cookies?|popup|modal|jump|print|toolbar|pagination|tags|"
-                   r"byline|author-bio|skip-link|post-signature|post-menu|votecell|vote-count|corrections?|clarifications?|"
-                   r"editors?-note)(?:$|[-_\s])",
+                   r"byline|author-bio|skip-link|post-signature|post-menu|votecell|vote-count|corrections?|"
+                   r"clarifications?|editors?-note)(?:$|[-_\s])",
                    re.IGNORECASE)
 # a wiki's furniture, whatever element holds it: MediaWiki's "[edit]" links, hatnotes ("For other uses, see ..."),
 # navigation boxes, infoboxes (a table of facts, not text: its cells would count as paragraphs), its contents box,
@@ -203,6 +203,6 @@ def read_html(data: bytes, name: str) -> tuple[list[Chapter], str | None, list[s
     if not found.text.strip():
         raise DocumentError(f"'{name}' is a web page without text in its body.", "check the file.")
     left = [f"{len(dropped)} navigation, aside, form or site header/footer elements"] if dropped else []
-    left += [f"{len(rows)} blocks of links, sharing, comments or bylines"] if rows else []
+    left += [f"{len(rows)} blocks of links, sharing, comments, bylines, captions or corrections"] if rows else []
     notes = [f"HTML: the text of its <{body.tag}>" + (f"; {' and '.join(left)} left out" if left else "")]
     return [found], found.title, notes  # its h1 before its <title> ("Recipe | Site")

@@ -23,8 +23,9 @@ import torch.nn.functional as F
 
 from lsgtool.core.errors import UsageError
 from lsgtool.core.tokens import count_tokens
-from lsgtool.documents.prose import (ITEM, back_matter, own_summary, prose_sentences, readable, said_only, speakers,
-                                     substance, title_page, title_span, turns, verse_numbered, hyphenated_words)
+from lsgtool.documents.prose import (ITEM, back_matter, own_summary, prose_sentences, readable, said_only,
+                                     separate_opinions, speakers, substance, title_page, title_span, turns,
+                                     verse_numbered, hyphenated_words)
 from lsgtool.documents.sentences import in_breaths, sentence_spans
 from lsgtool.progress import Progress
 from lsgtool.summarize.lexical import STOP, WORD
@@ -177,10 +178,12 @@ SPONSOR = re.compile(r"\b(?:(?:this (?:episode|show|video|podcast) is )?brought 
                      # a blog's or a review's disclosure: "This post may contain affiliate links.", "As an Amazon
                      # Associate I earn from qualifying purchases.", "We may earn a commission if you buy ..."
                      r"(?:contains?|uses?|includes?) affiliate links\b|\bearn from qualifying purchases\b|"
-                     r"\b(?:we|i) (?:may )?(?:earn|receive|get) (?:a (?:small )?)?(?:commission|share of the sale)s?\b)",
+                     r"\b(?:we|i) (?:may )?(?:earn|receive|get) (?:a (?:small )?)?(?:commission|share of the "
+                     r"sale)s?\b)",
                      re.IGNORECASE)
 # a greeting or a thanks, and little more: "Thank you, operator, and good afternoon, everyone."
-PLEASANTRY = re.compile(r"(?:(?:hi|hey|hello|yes|yeah|great|sure|okay|ok)(?: \w+)?[,!.] )?"  # "Hi, thanks ...", "Hi Tom."
+# (after a "Hi," or "Hi Tom.": "Hi, thanks for taking the question, and congrats on the margin.")
+PLEASANTRY = re.compile(r"(?:(?:hi|hey|hello|yes|yeah|great|sure|okay|ok)(?: \w+)?[,!.] )?"
                         r"(?:thanks?(?: you)?\b(?!\s+to\b)|good (?:morning|afternoon|evening)\b|welcome(?: back)?"
                         r"(?=[,!.]| everyone| everybody| all\b)|let['’]s get started\b|congrat(?:ulation)?s\b)",
                         re.IGNORECASE)
@@ -578,6 +581,10 @@ class Extractive:
             # for a summary of a paper wants its abstract (the RFCs of ../shared/quality have theirs taken out)
             mine = torch.tensor([own[0] <= a < own[1] for a, _ in spans], dtype=torch.float)
             score = score + mine * (float(score.max() - score.min()) + self.diversity)  # above any other's
+        apart_from = separate_opinions(text, transcript) if units is None and query is None else []
+        if apart_from:  # a dissent or a concurrence: after all the Court's own sentences
+            theirs = torch.tensor([any(x <= a < y for x, y in apart_from) for a, _ in spans], dtype=torch.float)
+            score = score - theirs * (float(score.max() - score.min()) + self.diversity)
         similarity = None if query is None else embeddings @ query
         said = speakers(text, [a for a, _ in spans], transcript)
         if similarity is not None:  # with a question, its similarity, words and speakers mixed in (``focus.focused``)
@@ -611,9 +618,10 @@ def read_after(sentences: list[str], spoken: bool, text: str = "", spans: list[t
     """The sentence each one is read after, where it has one (``Extractive.pick`` holds it until that one is
     picked): in prose, one that opens by pointing back (``ANAPHOR``), or goes on with a quotation an earlier
     sentence of its paragraph opened and does not say who speaks (``_quoting``: "Northwind listened to residents."
-    after '"We heard them," said Ferreira.'), after the one before it (past a transcriber's "(Applause.)"); in talk, a question (``QUESTION``) after its
-    answer, the sentence after it (``sentences`` makes it eligible only where that is someone else's; ``said``: each
-    sentence's speaker, where known, for an asker's question without its mark, ``_asked``)."""
+    after '"We heard them," said Ferreira.'), after the one before it (past a transcriber's "(Applause.)"); in
+    talk, a question (``QUESTION``) after its answer, the sentence after it (``sentences`` makes it eligible only
+    where that is someone else's; ``said``: each sentence's speaker, where known, for an asker's question without
+    its mark, ``_asked``)."""
     if spoken:
         asked = _asked(sentences, said or [None] * len(sentences))
         return [i + 1 if ask else None for i, ask in enumerate(asked)]

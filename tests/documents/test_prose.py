@@ -552,6 +552,7 @@ def test_a_logs_entries_are_a_record_not_sentences():
 
 @pytest.mark.parametrize("heading, own", [("## Abstract", True), ("Executive Summary", True), ("## TL;DR", True),
                                           ("### Overview", False), ("## Motivation", False),
+                                          ("## What we know so far", True), ("The latest", True),  # a live blog's
                                           ("(57) ABSTRACT", True),  # a patent's field code
                                           ("* Summary", False)])  # a contents list's item
 def test_the_authors_own_summary_is_a_summary_heading_near_the_start_and_references_are_back_matter(heading, own):
@@ -999,6 +1000,10 @@ def test_an_opinions_parts_are_headings_and_a_pin_cite_is_no_sentence():
     assert headings(opinion) == [0, opinion.index("JUSTICE THOMAS")]
     assert _picked_from(opinion) == ["We hold that the notice provided here was constitutionally inadequate.",
                                      "The Court today holds that a City violated the Takings Clause."]
+    assert readable("Under Tyler, that is a taking for which just compensation is due. 598 U. S., at 647.") == \
+        "Under Tyler, that is a taking for which just compensation is due."  # a pin cite the splitter left on it
+    assert readable("The fee was 20 dollars. 3 of the 5 owners paid at 9 a.m.") == \
+        "The fee was 20 dollars. 3 of the 5 owners paid at 9 a.m."
     for cite, shown in (("454 U. S., at 529-530.", False), ("Id., at 647.", False),
                         ("598 U. S., at 647 (quoting Tyler).", False), ("3 of the 5 samples failed at 40 C.", True)):
         assert worth_showing(cite, cite) is shown

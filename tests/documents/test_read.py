@@ -485,7 +485,7 @@ def test_a_web_page_s_links_sharing_comments_and_byline_are_left_out():
                                                   "Version"]
     assert "as the guide to citrus explains" in paragraphs[1]
     assert "crème fraîche" in paragraphs[0]  # UTF-8 though no <meta charset> says so
-    assert "6 blocks of links, sharing, comments or bylines left out" in document.notes[0]
+    assert "6 blocks of links, sharing, comments, bylines, captions or corrections left out" in document.notes[0]
 
 
 WIKI = """<!DOCTYPE html><html><head><title>Lise Meitner - Wikipedia</title></head><body><main>
@@ -581,3 +581,29 @@ def test_a_pdfs_section_heading_after_a_wider_abstract_is_its_own_paragraph():
                               f"{wide} {wide} widen to at least 3 m."]
     assert paragraphs[3] == "1. Introduction" and paragraphs[5] == "2.1. Study sites"
     assert paragraphs[6].endswith(f"{column} 2 Kings and Chronicles, which {column}.")
+
+
+def test_a_pdfs_footnotes_are_moved_to_its_end_out_of_the_paragraph_going_on_over_the_page():
+    """A page's footnotes (set smaller, at its foot) had been read into the paragraph that goes on over the page
+    ("... please FEMA officials stated ..."): they go to the end under a heading of their own, and the note says so."""
+    pymupdf = pytest.importorskip("pymupdf")
+    from lsgtool.documents.prose import back_matter
+
+    pdf = pymupdf.open()
+    first = pdf.new_page()
+    body = ["The agency checks fewer than one percent of the claims it pays each year, and it does not select",
+            "them in a way that would let it estimate how many payments are wrong. If you have any questions",
+            "about this report, please"]
+    first.insert_text((72, 72), "\n".join(body), fontsize=10)
+    first.insert_text((72, 700), "Agency officials said that the sample is chosen by professional judgment.",
+                      fontsize=8)
+    first.insert_text((290, 760), "3", fontsize=10)  # the page's number, below its footnote
+    pdf.new_page().insert_text((72, 72), "contact me at the number on the cover of this report.", fontsize=10)
+    document = read_bytes(pdf.tobytes(), "report.pdf", ".pdf")
+    text = document.text
+    assert "If you have any questions about this report, please contact me at the number" in text
+    notes = text.index("Footnotes")
+    assert text.index("Agency officials said") > notes > text.index("contact me")
+    assert [text[a:b].split("\n")[0] for a, b in back_matter(text)] == ["Footnotes"]
+    assert "1 footnote lines moved to the end (under 'Footnotes')" in document.notes[0]
+    assert document.pages[1] == text.index("contact me")  # the pages still begin where they did

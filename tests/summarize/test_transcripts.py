@@ -415,3 +415,25 @@ def test_a_videos_automatic_captions_are_summarised_in_sentences_that_point_at_t
         (source,) = sentence["sources"]
         span = re.sub(r"\d+\n[\d:,]+ --> [\d:,]+\n", " ", said[source["start"]:source["end"]])  # a cue's timing
         assert shown.rstrip(".").lower().split() == span.lower().split()[-len(shown.split()):], (shown, span)
+
+
+def test_an_opinions_summary_says_what_the_court_held_not_what_a_dissent_says(runner, app, tmp_path):
+    """A dissent's "The Court today holds ..." is no holding: a judge's own opinion after the Court's (under its
+    "JUSTICE THOMAS, ..., dissenting." heading) comes after every sentence of the Court's own."""
+    from lsgtool.documents.prose import separate_opinions
+
+    court = ("The City kept the surplus of the tax sale of the house after the owner missed the deadline to claim "
+             "it.\n\nWe hold that the notice the City gave was inadequate and that keeping the surplus was a "
+             "taking.\n\nThe judgment of the Court of Appeals is reversed.\n\n")
+    dissent = ("The Court today holds that the City took the surplus of the tax sale by keeping it after the "
+               "deadline.\n\nThe City gave the notice of the tax sale that the statute asked for, and kept the "
+               "surplus after the deadline to claim it.\n\nThe surplus of a tax sale kept after the deadline is no "
+               "taking of the house or of its surplus.\n")
+    text = ("JUSTICE KAVANAUGH delivered the opinion of the Court.\n\n" + court
+            + "JUSTICE THOMAS, with whom JUSTICE ALITO joins, dissenting.\n\n" + dissent)
+    start = text.index("JUSTICE THOMAS")
+    assert separate_opinions(text) == [(start, len(text))]
+    path = tmp_path / "opinion.txt"
+    path.write_text(text)
+    summary = _json(runner, app, [str(path), "--sentences", "3"])["summary"]
+    assert "We hold that" in summary and not any(sentence in summary for sentence in dissent.split("\n\n") if sentence)
