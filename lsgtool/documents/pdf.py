@@ -25,6 +25,8 @@ EDGE_LINES = 2  # furniture sits in the first or last lines of a page
 # join the paragraph that goes on over the page ("... please contact FEMA officials stated that ..."); they are moved
 # to the end, under a heading of their own (``FOOTNOTES``), which a summary reads as back matter
 SMALLER = 0.9  # a footnote's type is at most this share of the body's
+NOTE_LINES = 0.4  # footnotes are at most this share of a page's lines
+BODY_ABOVE = 5  # under at least this many lines of body text
 FOOTNOTES = "Footnotes"
 
 
@@ -68,7 +70,7 @@ def clean_pages(split: list[list[str]], common: set[str],
     def join(match: re.Match) -> str:
         nonlocal joined
         head, page, tail = match.groups()
-        compound = match.start() > 0 and text[match.start() - 1] in HYPHENS  # "direct-to-" and "consumer"
+        compound = match.start() > 0 and match.string[match.start() - 1] in HYPHENS  # "direct-to-" and "consumer"
         if rejoined(head, tail, vocabulary, compound) != head + tail:
             return f"{head}-{page}{tail}"  # a real compound the document writes with its hyphen elsewhere
         joined += 1
@@ -127,27 +129,41 @@ def _joined(lines: list[str]) -> str:
 
 
 def page_texts(doc) -> tuple[list[str], list[str]]:
-    """Each page's text (PyMuPDF's), and the footnotes taken out of it (``SMALLER``), in order."""
+    """Each page's text (PyMuPDF's), and the footnotes taken out of it, in order: the run of lines at a page's foot
+    set smaller than the body (``SMALLER``; above its page number or running foot), at most ``NOTE_LINES`` of the
+    page's lines, under ``BODY_ABOVE`` lines of body text or more (not a crowded slide's smaller bullets under its
+    title); a line of such runs on half the pages or more is the page's foot (furniture, removed as the others
+    are), not a note."""
     lines = [[_line(line) for block in page.get_text("dict")["blocks"] if block.get("type") == 0
               for line in block["lines"]] for page in doc]
     sizes: Counter[float] = Counter()
     for page in lines:
         for text, size in page:
             sizes[size] += len(text.strip())
-    body = sizes.most_common(1)[0][0] if sizes else 0.0
-    texts, notes = [], []
-    for page, own in zip(lines, doc):
+    small = SMALLER * (sizes.most_common(1)[0][0] if sizes else 0.0)
+    common = _furniture([[text.strip() for text, _ in page if text.strip()] for page in lines])
+    runs: list[tuple[int, int] | None] = []
+    for page in lines:
         foot = len(page)
-        while foot and (not page[foot - 1][0].strip() or PAGE_NUMBER.match(page[foot - 1][0].strip())):
-            foot -= 1  # a page number below the footnotes stays where it is
+        while foot and (not page[foot - 1][0].strip() or PAGE_NUMBER.match(page[foot - 1][0].strip())
+                        or _mask(page[foot - 1][0]) in common):
+            foot -= 1  # a page's number or running foot below the footnotes stays where it is
         first = foot
-        while first and page[first - 1][1] < SMALLER * body:
+        while first and page[first - 1][1] < small:
             first -= 1
-        if first == foot or not any(size >= SMALLER * body for _, size in page[:first]):
-            texts.append(own.get_text("text"))  # no footnotes, or a page all in small type
+        above = sum(1 for text, size in page[:first] if size >= small and text.strip())
+        runs.append((first, foot) if first < foot and above >= BODY_ABOVE and foot - first <= NOTE_LINES * len(page)
+                    else None)
+    repeated = Counter(_mask(text) for page, run in zip(lines, runs) if run for text, _ in page[run[0]:run[1]])
+    feet = {line for line, n in repeated.items() if n >= max(3, len(lines) // 2)}
+    texts, notes = [], []
+    for page, own, run in zip(lines, doc, runs):
+        noted = [k for k in range(*run) if _mask(page[k][0]) not in feet] if run else []
+        if not noted:
+            texts.append(own.get_text("text"))
             continue
-        notes += [text for text, _ in page[first:foot]]
-        texts.append("\n".join(text for text, _ in page[:first] + page[foot:]))
+        notes += [page[k][0] for k in noted]
+        texts.append("\n".join(text for k, (text, _) in enumerate(page) if k not in noted))
     return texts, notes
 
 

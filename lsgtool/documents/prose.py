@@ -79,17 +79,21 @@ ASKED = re.compile(r"\s*(?:\*\*|__)?(?:Q|Question)\s*:(?:\*\*|__)?\s+\S.*\?(?:\*
 # an opinion's parts, each on a line of its own: "JUSTICE KAVANAUGH delivered the opinion of the Court.", "JUSTICE
 # THOMAS, with whom JUSTICE ALITO joins, dissenting.", "Judge Ruiz, concurring in part and dissenting in part:":
 # headings, which name whose words follow (a dissent is not the Court's holding)
-OPINION_PART = re.compile(r"[ \t]*(?:(?:CHIEF |Chief )?(?:JUSTICE|Justice)|(?:Chief |Circuit |District )?Judge)[ \t]+"
-                          r"[A-Z][\w'’-]+(?:,[^\n]{0,160}?,)?[ \t]+(?:delivered the opinion of the Court|"
+OPINION_PART = re.compile(r"[ \t]*(?:(?:(?:(?:MR|Mr)\.[ \t]+)?(?:CHIEF |Chief )?(?:JUSTICE|Justice)|(?:Chief |Circuit |"
+                          r"District )?Judge)[ \t]+[A-Z][\w'’-]+|[A-Z][A-Z'’-]+,[ \t]+(?:Chief |Senior )?(?:Circuit |"
+                          r"District )?Judge)(?:,[^\n]{0,160}?,|,)?[ \t]+(?:delivered the opinion of the Court|"
                           r"(?:concurring|dissenting)(?: in (?:part|the judgment))?(?: and (?:concurring|dissenting)"
-                          r"(?: in (?:part|the judgment))?)?)[.:]?[ \t]*$")
+                          r"(?: in (?:part|the judgment))?)?)[.:]?[ \t]*$")  # ("SUTTON, Circuit Judge, dissenting.")
 STAMP = r"\[?((?:\d{1,2}:)?\d{1,2}:\d{2})(?:[.,]\d+)?\]?"  # a time said before a turn: [00:12:31], 12:31
 # "Speaker: words", "Jane Doe -- Chief Financial Officer: words" (a name, its firm and its role, up to 60 characters)
 # (not a label: a manual's "IMPORTANT:", "Note:"; an interview's or a FAQ's "Q:" and "A:" are its speakers)
 NOTICES = "note|nb|important|warning|caution|tip"  # a manual's labels (also not shown: ``LABELS``)
 LEVELS = "info|warn|error|err|debug|trace|fatal|critical"  # and a log's: "[09:14] INFO: worker 3 started"
 LABEL = rf"(?i:{NOTICES}|hint|attention|danger|notice|example|step \d+|{LEVELS})\s*:"
-TURN = re.compile(rf"\s*(?:{STAMP}\s+)?(?!{LABEL})([A-Z][\w.'’ —–-]{{0,60}}?)\s*(?:\({STAMP}\))?:\s+(?=\S)")
+TURN = re.compile(rf"\s*(?:{STAMP}\s+)?(?:Q\d{{1,3}}\.\s+)?(?:\[\d{{3,}}\]\s+)?(?!{LABEL})"
+                  rf"([A-Z][\w.'’ —–-]{{0,60}}?(?:\s\((?!\d{{1,2}}:\d{{2}})[^()\n:]{{1,60}}\))*)\s*(?:\({STAMP}\))?:"
+                  rf"\s+(?=\S)")
+# (a parliament's "Kemi Badenoch (North West Essex) (Con):", "Q1. [901234] Mr Alex Sobel (Leeds Central) (Lab):")
 TRANSCRIPT = 0.5  # the share of a text's lines that must be turns for each line to be read as one
 # a chat export's message header, on a line of its own above the message's lines: "Priya Raman  9:02 AM" (Slack),
 # "Priya Raman — Today at 9:02 AM" (Discord)
@@ -258,7 +262,8 @@ def _headed_lines(text: str) -> Iterator[tuple[int, int, str | None, None]]:
 def is_chat(text: str) -> bool:
     """Whether ``text`` is a chat export: messages under headers that name who wrote them and when
     (``CHAT_HEADER``), at least ``CHAT`` of them with a line of message right under them (an agenda's "9:00
-    Welcome" lines follow one another), and ``CHAT_SHARE`` of its lines."""
+    Welcome" lines follow one another), and ``CHAT_SHARE`` of its lines; or messages a line each after their times
+    (``_chat_lined``)."""
     filled = [line for _, _, line in _lines(text) if line.strip()]
     headers = [CHAT_HEADER.match(line) is not None for line in filled]
     answered = sum(1 for k, header in enumerate(headers[:-1]) if header and not headers[k + 1])
@@ -267,9 +272,12 @@ def is_chat(text: str) -> bool:
 
 def _chat_lined(filled: list[str]) -> bool:
     """Whether most of the ``filled`` lines are a chat's messages each on a line after its time (``CHAT_LINE``), by
-    two people or more who each write twice or more."""
-    said = Counter(found.group(1) or found.group(2) for found in map(CHAT_LINE.match, filled) if found)
-    return sum(said.values()) >= max(CHAT, TRANSCRIPT * len(filled)) and sum(n >= 2 for n in said.values()) >= 2
+    two people or more who each write twice or more, some of them by a handle a transcript's turn does not take
+    ("alice", "<dmitri.v>"; "[00:00:15] Maria: ..." is a recording's time and a speaker's name: ``TURN``)."""
+    found = [(line, message) for line in filled if (message := CHAT_LINE.match(line))]
+    said = Counter(message.group(1) or message.group(2) for _, message in found)
+    return sum(said.values()) >= max(CHAT, TRANSCRIPT * len(filled)) and sum(n >= 2 for n in said.values()) >= 2 \
+        and any(not TURN.match(line) for line, _ in found)
 
 
 @dataclass(frozen=True)
@@ -501,7 +509,8 @@ def blocks(text: str, transcript: bool | None = None) -> list[tuple[int, int]]:
 
 def headings(text: str, transcript: bool | None = None) -> list[int]:
     """Where each heading of ``text`` begins, in order: a ``#`` line, a line underlined with ``===`` / ``---``, a
-    bare heading line of plain text (``bare_heading``); not a line of code. Spoken text has none."""
+    bare heading line of plain text (``bare_heading``), a FAQ's "Q: ...?" and an opinion's "JUSTICE X, dissenting."
+    (``OPINION_PART``); not a line of code. Spoken text has none."""
     return [] if turns(text, transcript) else list(_structure(text)[1])
 
 
@@ -601,8 +610,9 @@ def separate_opinions(text: str, transcript: bool | None = None) -> list[tuple[i
 # sections that are no part of what a document says: its references, thanks and pointers elsewhere
 BACK_MATTER = re.compile(NUMBERED + r"(?:references|bibliography|works cited|"
                          r"literature cited|citations|acknowledge?ments?|further reading|external links|see also|"
-                         r"footnotes|endnotes|exercises|review questions|questions for discussion)[.:]?",
-                         re.IGNORECASE)
+                         r"footnotes|endnotes|exercises|review questions|questions for discussion|key terms|"
+                         r"check your understanding)[.:]?",  # (a textbook's glossary and quiz; not its learning
+                         re.IGNORECASE)  # objectives: what it teaches, as a syllabus's outcomes are its point)
 
 
 # and, in a document's second half, a press release's boilerplate: who the company is, the lawyers' caveat, whom to
@@ -627,8 +637,9 @@ def back_matter(text: str, transcript: bool | None = None) -> list[tuple[int, in
     """Where ``text``'s back matter is (``BACK_MATTER``: References, Bibliography, Acknowledgements, External
     links; in its second half, ``CLOSING_MATTER``: About <Company>, Media contacts), each section from its heading
     to the next heading of its level or above (``## References`` holds its ``### Papers``; a plain heading line has
-    no level: to the next heading); and each paragraph of boilerplate (``BOILERPLATE``: "CONFIDENTIALITY NOTICE:
-    This email ...", a slip opinion's notice, a story's correction)."""
+    no level: to the next heading, but a plain "Footnotes" or "Endnotes" to the end, ``NOTES``); and each paragraph
+    of boilerplate (``BOILERPLATE``: "CONFIDENTIALITY NOTICE: This email ...", a slip opinion's notice, a story's
+    correction)."""
     found = [(m.start(), m.end()) for m in PARAGRAPH.finditer(text) if BOILERPLATE.match(m.group())]
     found += [(m.start(), m.end()) for m in REFERENCE.finditer(text) if len(m.group().split()) <= REFERENCE_WORDS]
     starts = headings(text, transcript)
@@ -638,8 +649,13 @@ def back_matter(text: str, transcript: bool | None = None) -> list[tuple[int, in
         if BACK_MATTER.fullmatch(words) or (2 * a > len(text) and CLOSING_MATTER.fullmatch(words)):
             after = [b for b, level in zip(starts[k + 1:], levels[k + 1:]) if levels[k] is None or level is None
                      or level <= levels[k]]
+            if levels[k] is None and NOTES.fullmatch(words):
+                after = []  # a text's notes at its end: a note's "1 Engineers' report, 2024" is no heading
             found.append((a, after[0] if after else len(text)))
     return sorted(found)
+
+
+NOTES = re.compile(r"(?:foot|end)notes[.:]?", re.IGNORECASE)  # (a PDF's, moved to its end: ``pdf.FOOTNOTES``)
 
 
 # a reference list's entry wherever it stands (a syllabus's textbook): "- Morling, B. (2021). *Research Methods ...*
@@ -701,39 +717,57 @@ def heading_words(line: str) -> str:
 
 
 # a plain text's paragraphs may be indented, as a bill's, a contract's or a letter's are ("    (a) Establishment.--The
-# Secretary shall ..."): Markdown's rule (an indented block is code) holds in a text with Markdown's headings or
-# fences; in another, an indented block is code only where it does not read as prose (``_prose_block``)
+# Secretary shall ..."): Markdown's rule (an indented block is code) holds in a text with Markdown's or
+# reStructuredText's headings (``#``, an underline) or fences; in another, an indented paragraph is code only where it
+# does not read as prose (``_prose_paragraph``), or follows a reStructuredText "Example::" or opens a quoted e-mail
 PROSE_TOKEN = re.compile(r"[(\[\"'“‘]*(?:[A-Za-z][a-z'’-]*|\d[\d,.]*%?|\$[\d,.]+|§+)[.,;:!?)\]\"'”’-]*")
 PROSE_TOKENS = 0.8  # the least share of its words that are words (not identifiers, operators, paths)
 PROSE_LINE_WORDS = 5  # and the fewest words of its lines on average
+# what prose does not hold: an operator or a bracket of code, a call ("area(radius)"; not "employee(s)", "2(a)"), a
+# command's flag ("-m", "--prefix"), a prompt, a comment's mark, a docstring's quotes, a keyword opening a line
+CODE_SIGN = re.compile(r"[{}<>=]|->|::|\(\)|\"\"\"|\'\'\'|[A-Za-z_]\w*\((?!(?:e?s|[a-z]|[ivx]+|\d+|[A-Z])\))|"
+                       r"(?:^|\s)--?[a-z]|^\s*(?:[$#>%]|//|--)\s|^\s*(?:def|class|return|import|from|if|elif|for|"
+                       r"while|fn|let|var|const|function|select|insert|update|delete|create)\b")
+# a quoted e-mail's header ("On Tue, 4 Jun 2024, Dana Whitfield wrote:", Outlook's "-----Original Message-----")
+REPLY = re.compile(r"\bOn\s.{4,100}?\swrote:|-{3,}\s*Original Message\s*-{3,}", re.IGNORECASE)
 
 
-def _prose_block(lines: list[str]) -> bool:
-    """Whether an indented block's ``lines`` read as prose: words (``PROSE_TOKEN``) in lines of some length, and a
-    sentence or a clause ended (not ``x = f(y);``, ``$ pip install x``, ``cargo build --release``)."""
+def _prose_paragraph(lines: list[str], goes_on: bool) -> bool:
+    """Whether an indented paragraph's ``lines`` read as prose: it opens as a sentence or a clause does, its words
+    are words (``PROSE_TOKEN``) in lines of some length, none of them holds a sign of code (``CODE_SIGN``) or opens a
+    quoted e-mail (``REPLY``), and it ends a sentence or a clause or ``goes_on`` in the line after it, not indented
+    (a letter's paragraph indents its first line)."""
     filled = [line.strip() for line in lines if line.strip()]
     tokens = [token for line in filled for token in line.split()]
-    return bool(filled) and len(tokens) >= PROSE_LINE_WORDS * len(filled) \
+    return bool(filled) and re.match(r"[A-Z\"“‘'(\[]|\d{1,3}[.)]\s", filled[0]) is not None \
+        and len(tokens) >= PROSE_LINE_WORDS * len(filled) \
         and sum(PROSE_TOKEN.fullmatch(token) is not None for token in tokens) >= PROSE_TOKENS * len(tokens) \
-        and any(re.search(r"[.!?;:][\"'”’)]*$|\.--", line) for line in filled)
+        and not any(CODE_SIGN.search(line) or REPLY.search(line) for line in filled) \
+        and (goes_on or re.search(r"[.!?;:][\"'”’)]*$|\.--", filled[-1]) is not None)
 
 
 def _indented_prose(lines: list[tuple[int, int, str]]) -> frozenset[int]:
-    """The indices of ``lines`` in indented blocks of prose (``_prose_block``) of a text without Markdown's headings
-    or fences (there, such a block is code)."""
-    if any(ATX.match(line) or FENCE.match(line) for _, _, line in lines):
+    """The indices of ``lines`` in indented paragraphs of prose (``_prose_paragraph``) of a text without
+    Markdown's or reStructuredText's headings or fences (there, such a paragraph is code); not one after a line
+    ending "::" (reStructuredText's literal block)."""
+    if any(ATX.match(line) or FENCE.match(line) or (k and SETEXT.match(line) and lines[k - 1][2].strip())
+           for k, (_, _, line) in enumerate(lines)):
         return frozenset()
     found: set[int] = set()
+    before = ""  # the last line of words before the paragraph
     k = 0
     while k < len(lines):
         if not _indented(lines[k][2]):
+            before = lines[k][2] if lines[k][2].strip() else before
             k += 1
             continue
         end = k
-        while end < len(lines) and (_indented(lines[end][2]) or not lines[end][2].strip()):
+        while end < len(lines) and _indented(lines[end][2]):
             end += 1
-        if _prose_block([line for _, _, line in lines[k:end]]):
+        goes_on = end < len(lines) and lines[end][2].strip() != ""
+        if not before.rstrip().endswith("::") and _prose_paragraph([line for _, _, line in lines[k:end]], goes_on):
             found.update(range(k, end))
+        before = lines[end - 1][2]
         k = end
     return frozenset(found)
 
@@ -778,14 +812,15 @@ def _structure(text: str) -> tuple[tuple[tuple[int, int], ...], tuple[int, ...]]
             continue
         heading_next = (not current and len(stripped) <= 80 and i + 1 < len(lines)
                         and SETEXT.match(lines[i + 1][2]) is not None)  # a heading underlined on the next line
-        indented = (len(line) - len(line.lstrip(" ")) >= 4 or line.startswith("\t")) and i not in prose
+        indented = _indented(line) and i not in prose
         in_code = indented and (code or blank_before and not in_item)  # an indented code block's line
-        asked = not in_code and (ASKED.match(line) or OPINION_PART.match(line)) is not None
+        # a heading by its label: a FAQ's question, an opinion's part ("JUSTICE THOMAS, ..., dissenting.")
+        labelled = not in_code and (ASKED.match(line) or OPINION_PART.match(line)) is not None
         if (heading_next or SETEXT.match(line) or ATX.match(line) or RULE.match(line) or TABLE.match(line)
                 or not in_code and (i in table or i in fields or MATH.match(line)) or DEFINITION.match(line)
-                or HTML.match(line) or DIRECTIVE.match(line) or ALERT.match(line) or BADGES.match(line) or asked):
+                or HTML.match(line) or DIRECTIVE.match(line) or ALERT.match(line) or BADGES.match(line) or labelled):
             close()
-            if heading_next or ATX.match(line) or asked:
+            if heading_next or ATX.match(line) or labelled:
                 heads.append(start)
             blank_before = False
             continue
@@ -935,7 +970,11 @@ def _tex_reader():
     return LatexNodes2Text(math_mode="text")
 
 
+RUN_IN_LABELS = ("question|findings|meaning|importance|key points|objectives?|design|setting|participants|"
+                 "results?|conclusions?|background|methods?|answer|summary|verdict|pros|cons|bottom line|takeaways?")
 INLINE = [
+    # a PDF's footnote mark against a sentence's end: "... heavy metals.1" (``documents.sentences.NOTE_MARK``)
+    (re.compile(r"(?<=[a-z][.!?])\d{1,2}$"), ""),
     # a wiki's citation markers against a word: "lake[4] with", "pressure.[14][15]", "[citation needed]"
     (re.compile(r"(?<=[\w.,;:!?\"”)])(?:\[(?:\d{1,3}|citation needed|clarification needed|when\?|who\?|"
                 r"according to whom\?)\])+"), ""),
@@ -952,8 +991,11 @@ INLINE = [
     (re.compile(r"<(https?://[^>\s]+)>"), r"\1"),
     (CODE_SPAN, None),  # inline code, ``literal``: its text kept as written (``readable``)
     (TEX_MATH, lambda match: _tex_text(match.group(1))),  # "$\ln 2 \approx 0.693$" -> "ln 2 ≈ 0.693"
-    # a run-in label in bold before a sentence, without its colon: "**Question** Does ..." -> "Question: Does ..."
-    (re.compile(r"^(\*\*|__)([A-Z][\w -]{0,30}?[\w)])\1(?=[ \t]+[A-Z])"), r"\2:"),
+    # a run-in heading in bold before a sentence, of a few words: "**Async runtime.** Tasks can ..." -> "Async
+    # runtime: Tasks can ..." (not a sentence in bold, "**It is hard to read.** ..."); a known label without its colon, "**Question** Does ..." -> "Question: Does ..." (not a bold name,
+    # "**Harbor Council** Chair Ruth Alder said ...")
+    (re.compile(r"^(\*\*|__)([A-Z][\w'’()/-]*(?: [\w'’()/-]+){0,3})[.:]\1(?=[ \t]+\S)"), r"\2:"),
+    (re.compile(rf"^(\*\*|__)((?i:{RUN_IN_LABELS}))\1(?=[ \t]+[A-Z])"), r"\2:"),
     (re.compile(r"(\*\*|__)(?=\S)(.+?)(?<=\S)\1"), r"\2"),  # strong
     (re.compile(r"(?<![\w*])\*(?=\S)([^*\n]+?)(?<=\S)\*(?![\w*])"), r"\1"),  # *emphasis*
     (re.compile(r"(?<![\w_])_(?=\S)([^_\n]+?)(?<=\S)_(?![\w_])"), r"\1"),  # _emphasis_
@@ -969,7 +1011,8 @@ MARKER = re.compile(r"^\s*(?:>\s*)*(?:(?:[-*+•]|\(?\d{1,3}[.)]|\[\d{4,5}\]|\(?
 
 # an opinion's pin cite after a sentence, which the sentence splitter leaves on it: "Under Tyler, that is a taking.
 # 598 U. S., at 647." (where the law is, not what it says: ``summarize.extractive.CITATION`` when it stands alone)
-PIN_CITE = re.compile(r"(?<=[.!?])\s+(?:Id\.,?|\d+ [A-Z][\w. ]{0,20}?,?) at \d+(?:[–-]\d+)?\.$")
+PIN = r"\d+ [A-Z][\w. ]{0,20}?, at \d+(?:[–-]\d+)?"  # a reporter's volume and name, a comma, a page: "454 U. S., at 5"
+PIN_CITE = re.compile(rf"(?<=[.!?])\s+(?:Id\.,? at \d+(?:[–-]\d+)?|{PIN})\.$")
 HYPHENS = "-\u00ad\u2010"  # a hyphen, a soft hyphen, a typographic hyphen
 BROKEN = re.compile(rf"(\w+)[{HYPHENS}]\s*$")  # a line that ends inside a word hyphenated across the line break
 BROKEN_ANY = re.compile(rf"\w[{HYPHENS}][ \t]*\r?\n[ \t]*[a-z]")  # a text with such a line

@@ -14,13 +14,16 @@ PARAGRAPH = re.compile(r"\n\s*\n")
 # the full stop is hidden from it there (a character for a character: the offsets stay the text's)
 ET_AL = re.compile(r"(?<=\bet al)\.(?=\s*[(\[])|(?:(?<=\b(?:No|pp|Ch|Eq))|(?<=\b(?:Nos|Vol|Art|FIG|Fig|SEC|Sec|Ref|Tab|"
                    r"Eqs))|(?<=\b(?:FIGS|Figs|Secs|Refs|Para|para|Stat|Supp)))\.(?=\s*\d)|"
-                   r"(?<=\b(?:Rev|Pub))\.(?=\s*(?:Code|Stat|L)\b)|(?<=\bAnn)\.(?=\s*§)")
+                   r"(?<=\b(?:Rev|Pub))\.(?=\s*(?:Code|Stat|L)\b)|(?<=\bAnn)\.(?=\s*§)|(?<=\b[Hh]on)\.(?=\s+\w)")
 # ... and in "Okafor v. Harborview Logistics, Inc., No. 2:20-cv-01187", "Vol. 3", "pp. 12-19", a patent's "FIG. 3",
-# a bill's "SEC. 2.", a statute's "124 Stat. 119", "Ohio Rev. Code Ann. § 5721.20", "Pub. L. 115-72" before a number
+# a bill's "SEC. 2.", a statute's "124 Stat. 119", "Ohio Rev. Code Ann. § 5721.20", "Pub. L. 115-72" before a number,
+# a parliament's "the right hon. Lady"
 # a wiki's citation markers right after a sentence's end (".[4] With", ".[14][15]", ".[citation needed]"): syntok
 # reads on through them; hidden from it (blanks for characters), they fall between the sentences
 CITED = re.compile(r"(?<=[.!?\"”])(?:\[(?:\d{1,3}|[a-z]|citation needed|clarification needed|when\?|who\?|"
                    r"according to whom\?|note \d{1,3})\])+")
+# a PDF's footnote mark set against a sentence's end ("... heavy metals.1 A UV-C lamp ..."): it ends the sentence too
+NOTE_MARK = re.compile(r"(?<=[a-z][.!?])\d{1,2}(?=\s+[A-Z])")
 # inline code on one line ("`T: ?Sized`", "`a.b()`"), not a pair of quotation marks written as backticks
 # ("``Hello,'' he said."): its punctuation ends no sentence
 CODE = re.compile(r"(?<!`)`(?=\S)[^`\n]{1,80}?(?<=\S)`(?!`)")
@@ -67,6 +70,7 @@ def sentence_spans(text: str, start: int = 0, end: int | None = None) -> Iterato
 
     end = len(text) if end is None else end
     part = CITED.sub(lambda m: " " * len(m.group()), ET_AL.sub("_", text[start:end]))
+    part = NOTE_MARK.sub(lambda m: " " * len(m.group()), part)
     part = CODE.sub(lambda m: re.sub(r"[.!?]", "x", m.group()), part)  # no sentence ends inside `T: ?Sized`
     for paragraph in segmenter.analyze(part):
         for sentence in paragraph:

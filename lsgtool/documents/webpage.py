@@ -43,6 +43,10 @@ CODE = ("pre", "code")  # a class in code (rustdoc's "comment") names no furnitu
 LINKED_WORDS = 40  # a block of at most this many words
 LINKED_SHARE = 0.8  # at least this share of them in two links or more: a row ("Jump to Recipe · Print Recipe")
 MOST = 0.25  # furniture never holds more than this share of the main text's words (a wrapper's class says little)
+# a comment of a page's (its class "comment", as Reddit's and WordPress's are; not a wrapper's "comments-open"):
+# furniture, unless the comments hold more than ``MOST`` of its words (a forum's thread: they had been dropped in
+# page order until that share was reached, and a Reddit page's top answers went first)
+DISCUSSION = re.compile(r"(?:^|\s)comment(?:$|\s)", re.IGNORECASE)
 
 
 def _code(pre) -> bool:
@@ -126,10 +130,15 @@ def furniture(body) -> list:
     ``ROLES``, a wiki's furniture (``WIKI``: any element), a class in ``NAMED`` (not an id: ``<section
     id="comments">`` is a documentation page's section on comments), a picture's caption (``_pictured``), a row of
     links that holds no heading, table or code; none inside a table or code, and never more than a quarter
-    (``MOST``) of the words in all."""
+    (``MOST``) of the words in all; not a page's comments (``DISCUSSION``) where they are more than that: a
+    thread's."""
     total = _words(body)
     heading = next((el for tag in SECTIONS[:3] for el in body.iter(tag)), None)  # the title: never furniture
     kept = set() if heading is None else {heading, *heading.iterancestors()}
+    said = [el for el in body.iter() if isinstance(el.tag, str) and DISCUSSION.search(el.get("class") or "")]
+    outermost = [el for el in said if not any(up in said for up in el.iterancestors())]
+    if sum(map(_words, outermost)) > MOST * total:  # a forum's thread: its comments are what it says (their
+        kept.update(said)  # rows of links, "Reply Share Report", are still furniture)
     found: list = []
     inside: set = set()  # the elements found and all they hold
     left = max(MOST * total, LINKED_WORDS)  # the words that may still be left out

@@ -23,7 +23,7 @@ import torch.nn.functional as F
 
 from lsgtool.core.errors import UsageError
 from lsgtool.core.tokens import count_tokens
-from lsgtool.documents.prose import (ITEM, back_matter, own_summary, prose_sentences, readable, said_only,
+from lsgtool.documents.prose import (ITEM, PIN, REPLY, back_matter, own_summary, prose_sentences, readable, said_only,
                                      separate_opinions, speakers, substance, title_page, title_span, turns,
                                      verse_numbered, hyphenated_words)
 from lsgtool.documents.sentences import in_breaths, sentence_spans
@@ -59,8 +59,7 @@ SHOUTED = 0.8
 # the law is, not what it says
 CITATION = re.compile(r"(?:(?:See(?: also|, e\.g\.,)?|Cf\.|Accord|But see)\s+)?[^,()]{1,80}? v\. [^()]{1,120}?,\s+"
                       r"(?:\d+ [A-Z][\w. ]{0,20}? \d+|No\. \S+)[^()]*\([^()]*\d{4}\)(?:\s*\([^()]*\))?[.;]?|"
-                      r"Id\.,?(?:\s+at\s+[\d,\s–-]+)?(?:\s*\(.*\))?\.?|"
-                      r"\d+ [A-Z][\w. ]{0,20}?,? at \d+(?:[–-]\d+)?(?:\s*\(.*\))?\.?")  # "454 U. S., at 529-530."
+                      rf"Id\.,?(?:\s+at\s+[\d,\s–-]+)?(?:\s*\(.*\))?\.?|{PIN}(?:\s*\(.*\))?\.?")  # (``PIN``)
 # a question asked in talk: shown alone it pairs with whatever answer comes next in the summary, so it is picked only
 # after the answer that follows it, someone else's (``read_after``), never without one (the meetings of
 # ../shared/quality: R-1 / R-2 29.82 / 5.33, as without questions; 29.70 / 5.19 with them picked freely)
@@ -137,13 +136,12 @@ ANAPHOR = re.compile(r"(?:this|these|that|those|such)\b(?!\s+(?:rfc|paper|docume
                      r"time|summer|winter|spring|autumn|season|moment)s?\b|(?<=those) who\b|(?<=that) (?:i|we|you|"
                      r"he|she|it|they|the|a|an|this|his|her|our|their)\b)"
                      r"|(?-i:where|which|whereas|wherein)\b"  # a clause after a displayed formula: "where k is ..."
-                     # "It works on pandas ...", "They close at six" (not "It is possible to ...", "It would be
-                     # wise to ...", which point at what follows: "It will allow up to four homes ..." does not;
+                     # "It works on pandas ...", "They close at six" (not "It is possible to ...", "It will take
+                     # years to ...", which point at what follows: "It will allow up to four homes ..." does not;
                      # not "he" or "she": a story's characters are known from its other picks)
-                     r"|(?:it(?!['’]s\b)(?!\s+(?:is|was|seems|seemed|appears|has been|had been|(?:would|will|"
-                     r"should|could|may|might|must|can) (?:also |still )?(?:be|seem|appear|have been))\s+"
-                     r"(?:[\w-]+,?\s+){0,3}?"
-                     r"(?:to|that|for|whether|if)\b)|they|them|their)\b",
+                     r"|(?:it(?!['’]s\b)(?!\s+(?:is|was|would|will|should|could|may|might|must|seems|seemed|appears|"
+                     r"can|has been|had been)\s+(?:[\w-]+,?\s+){0,3}?(?:(?<!\bup )to|that|for|whether|if)\b)|they|them|"
+                     r"their)\b",
                      re.IGNORECASE)
 
 
@@ -157,7 +155,6 @@ GOES_ON = re.compile(r";\s*(?:and|or|and/or)?\s*$", re.IGNORECASE)
 CREDITS = re.compile(r"(?:(?:additional )?reporting|writing|editing|compiled|photos?|graphics?|produced|translated)"
                      r" by\b|(?:photo(?:graph)?|image|illustration|picture|video|graphic|credit)s?\s*:\s",
                      re.IGNORECASE)  # "Photograph: Ben Whitaker for The Northern Ledger"
-REPLY = re.compile(r"\bOn\s.{4,100}?\swrote:")
 # a company's safe-harbour caveat, said at the start of every earnings call and under every press release
 CAVEAT = re.compile(r"\bforward-looking statements?\b|\bundertakes? no obligation\b|\b(?:refer to|discuss|use) "
                     r"(?:certain |some )?non-GAAP (?:financial )?measures?\b|\bshould be read (?:together|in "
@@ -185,7 +182,8 @@ SPONSOR = re.compile(r"\b(?:(?:this (?:episode|show|video|podcast) is )?brought 
 # (after a "Hi," or "Hi Tom.": "Hi, thanks for taking the question, and congrats on the margin.")
 PLEASANTRY = re.compile(r"(?:(?:hi|hey|hello|yes|yeah|great|sure|okay|ok)(?: \w+)?[,!.] )?"
                         r"(?:thanks?(?: you)?\b(?!\s+to\b)|good (?:morning|afternoon|evening)\b|welcome(?: back)?"
-                        r"(?=[,!.]| everyone| everybody| all\b)|let['’]s get started\b|congrat(?:ulation)?s\b)",
+                        r"(?=[,!.]| everyone| everybody| all\b)|let['’]s get started\b|congrat(?:ulation)?s\b"
+                        r"(?!\s+to\b))",
                         re.IGNORECASE)
 PLEASANTRY_WORDS = 12
 # a call's or a show's hand-over: "With that, I'll turn the call over to Karen.", "Back to you, Tom."
@@ -601,7 +599,8 @@ class Extractive:
                                                                           [turn and turn.speaker for turn in said]))
         texts = [_marked(sentences[i], pieces.get(i), i - 1 in picked, i + 1 in picked) for i in picked]
         relevance = None if similarity is None else float(similarity.max())
-        summary, starts = labelled(texts, [said[i] and said[i].speaker for i in picked])
+        asking = any(ASKER.fullmatch(turn.speaker or "") for turn in turns(text, transcript))
+        summary, starts = labelled(texts, [said[i] and said[i].speaker for i in picked], asking)
         return Picked(summary, total, len(sentences), picked, time.perf_counter() - start,
                       len(self._groups(lengths, firsts)), sum(lengths), [spans[i] for i in picked], texts, relevance,
                       starts)
@@ -670,16 +669,17 @@ def _marked(sentence: str, cut: tuple[bool, bool] | None, before: bool, after: b
     return ("…" if cut[0] and not before else "") + sentence + ("…" if cut[1] and not after else "")
 
 
-def labelled(texts: list[str], speakers: list[str | None]) -> tuple[str, list[int]]:
+def labelled(texts: list[str], speakers: list[str | None], asking: bool = False) -> tuple[str, list[int]]:
     """The picked ``texts`` as the summary writes them, and where each begins in it: joined by spaces, except that
     a transcript's sentence said by another speaker than the one before it begins a line with its speaker's name
     (``Grad B: ...``): who said it is part of what a meeting's summary tells; a text said by no one after a speaker's
     (a screenplay's action after a speech) begins a line of its own, and the speaker's next is labelled again; a
     text that does not end a sentence (a list item, "Fresh cilantro and rice, to serve") ends its line, not to run
-    into the next; an answerer's label (``ANSWERER``) is written only after its asker's."""
+    into the next; where someone asks (``asking``: an "interviewer" or a "Q", ``ASKER``), an answerer's label
+    (``ANSWERER``: "A") is written only after an asker's (a speaker named "A" in a dialogue of A and B keeps it)."""
     out, starts, last = "", [], None
     for text, speaker in zip(texts, speakers):
-        if speaker and speaker != last and ANSWERER.fullmatch(speaker) and not ASKER.fullmatch(last or ""):
+        if asking and speaker and speaker != last and ANSWERER.fullmatch(speaker) and not ASKER.fullmatch(last or ""):
             out += "\n" if out else ""  # an "A:" not after a "Q:" names no one: the answer begins a line unlabelled
         elif speaker and speaker != last:
             out += ("\n" if out else "") + f"{speaker}: "

@@ -55,7 +55,7 @@ def test_sentences_read_as_text_and_their_spans_are_exact():
     assert [readable(MARKDOWN[a:b]) for a, b in spans] == [
         "A typical example is a graph, which involves three types: nodes, edges and the graph.",
         "In today's Rust you pass them as parameters:",
-        "Readability. Associated types name a whole family at once.",  # syntok: no break before "**"
+        "Readability: Associated types name a whole family at once.",  # a bold run-in heading, "**Readability.**"
         "See the RFC and Iterator::next.",
         "The last paragraph ends here.",
     ]
@@ -779,6 +779,7 @@ def test_a_readmes_badges_and_a_note_boxs_label_are_not_prose():
     ("The council will turn the old library over to the school district in May.", True),
     ("Good morning everyone, let's get started.", False),
     ("Hi, thanks for taking the question, and congrats on the margin.", False),  # an analyst's opening
+    ("Congratulations to the lifeboat crew, who were out for eleven hours.", True),
     ("Congratulations on the new contract went out to every member of staff on Monday.", True),
     ("I want to start by thanking Council President Harold Lee and the members of the City Council who are here "
      "tonight.", False),
@@ -976,6 +977,22 @@ def test_a_plain_texts_indented_paragraphs_are_prose_and_code_stays_code():
         "That is all the setup it needs before the first run."]
     markdown = "# Usage\n\nRun it once a day.\n\n    The quick brown fox jumps over the lazy dog every day.\n"
     assert [readable(markdown[a:b]) for a, b in prose_sentences(markdown)] == ["Run it once a day."]
+    for code in ('    def area(radius):\n        """Return the area of a circle with the given radius."""\n'
+                 "        return 3.14159 * radius * radius\n",  # a docstring's words, a keyword
+                 "    $ sudo ./install.sh --prefix /opt/app\n    Installing into /opt/app, this takes a few minutes.\n",
+                 "    select name, city from people where age > 30 and city is not null;\n",
+                 "    On Tue, 4 Jun 2024, Dana Whitfield wrote:\n    We need to cut the budget by ten percent now.\n"):
+        text = f"The helper below is all you need to copy into your module.\n\n{code}\nCall it with a number.\n"
+        assert [readable(text[a:b]) for a, b in prose_sentences(text)] == [
+            "The helper below is all you need to copy into your module.", "Call it with a number."], code
+    rst = "Example::\n\n    The client sends the greeting to the general channel at once.\n\nIt returns.\n"
+    assert [readable(rst[a:b]) for a, b in prose_sentences(rst)] == ["Example::", "It returns."]  # a literal block
+    setext = "fastcsv\n=======\n\nIt reads files.\n\n    The quick brown fox jumps over the lazy dog every day.\n"
+    assert [readable(setext[a:b]) for a, b in prose_sentences(setext)] == ["It reads files."]  # Markdown's headings
+    letter = ("Dear Mr. Hollis,\n\n    I write to let you know that the lease on the shop at 12 Mill Street\n"
+              "will end on the thirtieth of June. We are sorry for the short notice.\n")
+    assert [readable(letter[a:b]) for a, b in prose_sentences(letter)][1] == (
+        "I write to let you know that the lease on the shop at 12 Mill Street will end on the thirtieth of June.")
 
 
 @pytest.mark.parametrize("text, count", [
@@ -987,6 +1004,25 @@ def test_a_plain_texts_indented_paragraphs_are_prose_and_code_stays_code():
 ])
 def test_a_patents_and_a_statutes_abbreviations_end_no_sentence(text, count):
     assert len(list(sentence_spans(text))) == count
+
+
+def test_a_footnote_mark_against_a_sentences_end_ends_it_and_is_not_shown():
+    text = ("The cartridge removes chlorine and heavy metals.1 A UV-C lamp then kills bacteria.\n\n"
+            "The lamp lasts for a year of daily use, and the light on its front turns red when it fails.2")
+    assert [readable(text[a:b]) for a, b in prose_sentences(text)] == [
+        "The cartridge removes chlorine and heavy metals.", "A UV-C lamp then kills bacteria.",
+        "The lamp lasts for a year of daily use, and the light on its front turns red when it fails."]
+    assert [readable(t) for t in ("Version 3.1 A new build.", "See p.5 The end.")] == [
+        "Version 3.1 A new build.", "See p.5 The end."]  # (a number after a number's point, an abbreviation's)
+
+
+def test_a_textbooks_glossary_is_no_part_of_what_it_says_and_its_objectives_are():
+    from lsgtool.documents.prose import back_matter
+
+    text = ("# Elasticity\n\n## Learning objectives\n\nDefine the price elasticity of demand and compute it.\n\n"
+            "## Price elasticity\n\nWhen a good has close substitutes, its demand is elastic.\n\n## Key terms\n\n"
+            "Elasticity: the percentage change in quantity over the percentage change in price.\n")
+    assert [text[a:b].split("\n")[0] for a, b in back_matter(text)] == ["## Key terms"]
 
 
 def test_an_opinions_parts_are_headings_and_a_pin_cite_is_no_sentence():
@@ -1004,6 +1040,12 @@ def test_an_opinions_parts_are_headings_and_a_pin_cite_is_no_sentence():
         "Under Tyler, that is a taking for which just compensation is due."  # a pin cite the splitter left on it
     assert readable("The fee was 20 dollars. 3 of the 5 owners paid at 9 a.m.") == \
         "The fee was 20 dollars. 3 of the 5 owners paid at 9 a.m."
+    assert readable("The crowd was loud. 3 Doors Down played at 9.") == "The crowd was loud. 3 Doors Down played at 9."
+    from lsgtool.documents.prose import OPINION_PART
+    assert all(OPINION_PART.match(line) for line in ("SUTTON, Circuit Judge, dissenting.",
+                                                    "MR. JUSTICE BLACK delivered the opinion of the Court.",
+                                                    "Judge Ruiz, concurring in part and dissenting in part:"))
+    assert not OPINION_PART.match("The judge was dissenting.")
     for cite, shown in (("454 U. S., at 529-530.", False), ("Id., at 647.", False),
                         ("598 U. S., at 647 (quoting Tyler).", False), ("3 of the 5 samples failed at 40 C.", True)):
         assert worth_showing(cite, cite) is shown
@@ -1014,6 +1056,11 @@ def test_a_task_lists_boxes_and_a_bold_run_in_label_are_shown_as_text():
     assert readable("- **Question** Does dapagliflozin reduce readmission?") == \
         "Question: Does dapagliflozin reduce readmission?"
     assert readable("**Rust** is a language.") == "Rust is a language."  # a bold subject: no label
+    assert readable("**Harbor Council** Chair Ruth Alder said the vote passed.") == \
+        "Harbor Council Chair Ruth Alder said the vote passed."  # a bold name is no label
+    assert readable("**Async runtime.** Tasks can now be cancelled.") == "Async runtime: Tasks can now be cancelled."
+    assert readable("**It is just plain hard to read.** Experience has shown it.") == \
+        "It is just plain hard to read. Experience has shown it."  # a sentence in bold is no label
     assert readable("This is **not** safe.") == "This is not safe."
 
 
@@ -1035,6 +1082,23 @@ def test_a_pages_picture_captions_and_a_storys_correction_are_not_its_text(tmp_p
     assert "A witness, 1919" in text  # a quotation's figure keeps its caption
     assert _picked_from(text) == ["A storage tank burst in Boston in 1919 and a wave of molasses killed 21 people.",
                                   "The wave came down Commercial Street like a wall of brown water."]
+
+
+def test_a_parliaments_speakers_with_their_seats_and_parties_are_turns():
+    from lsgtool.documents.prose import turns
+
+    debate = ("Q1. [901234] Mr Alex Sobel (Leeds Central and Headingley) (Lab): If he will list his engagements.\n"
+              "The Prime Minister (Keir Starmer): This morning, I had meetings with colleagues.\n"
+              "Kemi Badenoch (North West Essex) (Con): Let me pay tribute to the firefighters in Wembley.\n"
+              "The Prime Minister: I join the right hon. Lady in paying tribute to the firefighters.\n")
+    assert [t.speaker for t in turns(debate)] == ["Mr Alex Sobel (Leeds Central and Headingley) (Lab)",
+                                                  "The Prime Minister (Keir Starmer)",
+                                                  "Kemi Badenoch (North West Essex) (Con)", "The Prime Minister"]
+    assert [debate[a:b] for a, b in sentence_spans(debate, debate.index("I join"))] == [
+        "I join the right hon. Lady in paying tribute to the firefighters."]  # "hon." ends no sentence
+    podcast = "".join(f"[00:00:{10 * k:02d}] {who}: The reservoirs are at thirty percent of capacity now.\n"
+                      for k, who in enumerate(["Host", "Maria", "Host", "Maria"]))
+    assert [t.times[0] for t in turns(podcast)] == ["00:00:00", "00:00:10", "00:00:20", "00:00:30"]  # not a chat
 
 
 def test_a_chat_written_a_message_a_line_is_read_by_its_handles():

@@ -591,7 +591,11 @@ def test_a_pdfs_footnotes_are_moved_to_its_end_out_of_the_paragraph_going_on_ove
 
     pdf = pymupdf.open()
     first = pdf.new_page()
-    body = ["The agency checks fewer than one percent of the claims it pays each year, and it does not select",
+    body = ["The agency pays flood claims through private insurers, who process and service most of the policies.",
+            "It relies on them to pay promptly and accurately, and on its own maps to say who must buy cover.",
+            "We found that it monitors neither well. Its staff review only a few claims in each region, and",
+            "its reports do not say how long the insurers take to pay, or how often they pay the wrong amount.",
+            "The agency checks fewer than one percent of the claims it pays each year, and it does not select",
             "them in a way that would let it estimate how many payments are wrong. If you have any questions",
             "about this report, please"]
     first.insert_text((72, 72), "\n".join(body), fontsize=10)
@@ -607,3 +611,39 @@ def test_a_pdfs_footnotes_are_moved_to_its_end_out_of_the_paragraph_going_on_ove
     assert [text[a:b].split("\n")[0] for a, b in back_matter(text)] == ["Footnotes"]
     assert "1 footnote lines moved to the end (under 'Footnotes')" in document.notes[0]
     assert document.pages[1] == text.index("contact me")  # the pages still begin where they did
+    slides = pymupdf.open()  # a crowded slide's bullets, smaller than the deck's usual type: no footnotes
+    words = "pumps valves seals hoses motors gauges filters tanks pipes cables fans belts".split()
+    for title, did, many in [("Why we recalled", "checked", 4), ("What failed", "replaced", 4),
+                             ("What we do next", "tested", 8)]:
+        slide = slides.new_page()
+        slide.insert_text((72, 72), title, fontsize=14)
+        bullets = [f"The {words[j]} of the batch were {did} by the engineers in March." for j in range(many)]
+        slide.insert_text((72, 110), "\n".join(bullets), fontsize=10 if many == 8 else 14)
+    read = read_bytes(slides.tobytes(), "deck.pdf", ".pdf")
+    assert "Footnotes" not in read.text and "footnote lines moved" not in read.notes[0]
+    assert "The tanks of the batch were tested" in read.text
+
+
+def test_a_compound_broken_after_its_hyphen_is_told_from_the_joined_paragraphs_text():
+    """Whether a word broken across lines is a compound ("direct-to-" and "consumer") was read at an offset of the
+    text before its lines were joined into paragraphs: it drifted, joined "direct-toconsumer", and past the end of
+    a PDF made of many short paragraphs, crashed (IndexError)."""
+    from lsgtool.documents.pdf import clean_pages
+
+    lines = ["A title", "Short."] + ["One more short paragraph ends here.", "Ok."] * 6 + [
+        "The long line of the last paragraph that ends with an extra-", "ordinary word and a direct-to-",
+        "consumer sale."]
+    assert clean_pages([lines], set())[0].endswith("an extraordinary word and a direct-to-consumer sale.")
+
+
+def test_a_threads_comments_are_its_text_where_they_are_most_of_it():
+    """A page's comments are furniture, but a forum's thread is its comments: dropped in page order until a quarter
+    of its words were gone, a Reddit page had lost its top answers."""
+    pytest.importorskip("lxml")
+    thread = """<html><body><main><h1>Is a heat pump worth it?</h1><div class="post"><p>{ask}</p></div>
+    <div class="comment level-1"><p>{answer}</p><div class="comment level-2"><p>{reply}</p></div></div>
+    </main></body></html>""".format(ask="Our boiler is fifteen years old and the engineer says it will fail soon.",
+                                     answer="Heat pump installer here: ask what flow temperature they design for. " * 3,
+                                     reply="This is really helpful, thank you, I will ask them on Monday.")
+    text = read_bytes(thread.encode(), "thread.html", ".html").text
+    assert "Heat pump installer here" in text and "really helpful" in text  # a thread's comments are its text

@@ -249,9 +249,10 @@ def test_a_faqs_asked_problem_is_picked_only_with_its_answer_and_an_answers_labe
     said = ["Q", "A", "Q", "Q", "A"]
     assert read_after(sentences, True, faq, spans, said) == [1, None, 3, 4, None]
     assert read_after(sentences, True) == [None] * 5  # (without the speakers: only a question mark asks)
-    assert labelled(sentences[:2], said[:2])[0] == f"Q: {sentences[0]}\nA: {sentences[1]}"
-    assert labelled([sentences[1], sentences[4]], ["A", "A"])[0] == f"{sentences[1]} {sentences[4]}"
-    assert labelled(["We met.", sentences[1]], ["Tom", "A"])[0] == f"Tom: We met.\n{sentences[1]}"
+    assert labelled(sentences[:2], said[:2], True)[0] == f"Q: {sentences[0]}\nA: {sentences[1]}"
+    assert labelled([sentences[1], sentences[4]], ["A", "A"], True)[0] == f"{sentences[1]} {sentences[4]}"
+    assert labelled(["We met.", sentences[1]], ["Tom", "A"], True)[0] == f"Tom: We met.\n{sentences[1]}"
+    assert labelled(["We met.", "We left."], ["B", "A"])[0] == "B: We met.\nA: We left."  # A and B, no one asking
 
 
 CHAT = """#inc-2291-checkout-latency
