@@ -724,10 +724,11 @@ PROSE_TOKEN = re.compile(r"[(\[\"'“‘]*(?:[A-Za-z][a-z'’-]*|\d[\d,.]*%?|\$[
 PROSE_TOKENS = 0.8  # the least share of its words that are words (not identifiers, operators, paths)
 PROSE_LINE_WORDS = 5  # and the fewest words of its lines on average
 # what prose does not hold: an operator or a bracket of code, a call ("area(radius)"; not "employee(s)", "2(a)"), a
-# command's flag ("-m", "--prefix"), a prompt, a comment's mark, a docstring's quotes, a keyword opening a line
+# command's flag ("-m", "--prefix"), a prompt, a comment's mark, a docstring's quotes, a definition or an import
 CODE_SIGN = re.compile(r"[{}<>=]|->|::|\(\)|\"\"\"|\'\'\'|[A-Za-z_]\w*\((?!(?:e?s|[a-z]|[ivx]+|\d+|[A-Z])\))|"
-                       r"(?:^|\s)--?[a-z]|^\s*(?:[$#>%]|//|--)\s|^\s*(?:def|class|return|import|from|if|elif|for|"
-                       r"while|fn|let|var|const|function|select|insert|update|delete|create)\b")
+                       r"(?:^|\s)--?[a-z]|^\s*(?:[$#>%]|//|--)\s|^\s*(?:(?:def|class|fn|func|function)\s+\w+\s*[(:<{]|"
+                       r"(?:import|from)\s+[\w.]+(?:\s+import\s+[\w.*, ]+)?\s*$)")
+# (a keyword only as code writes it: a wrapped paragraph's line may begin "for each of ...", "return the deposit")
 # a quoted e-mail's header ("On Tue, 4 Jun 2024, Dana Whitfield wrote:", Outlook's "-----Original Message-----")
 REPLY = re.compile(r"\bOn\s.{4,100}?\swrote:|-{3,}\s*Original Message\s*-{3,}", re.IGNORECASE)
 

@@ -969,6 +969,11 @@ def test_a_plain_texts_indented_paragraphs_are_prose_and_code_stays_code():
     assert shown[-1] == "There is authorized to be appropriated $1,500,000,000 for each of fiscal years 2025 " \
                         "through 2029."
     assert not any(s.startswith("SEC.") and len(s.split()) == 1 for s in shown)  # "SEC. 3." is not cut at "SEC."
+    wrapped = ("SEC. 5. DEPOSITS.\n\n    (a) Return.--The landlord shall, within thirty days of the end of the\n"
+               "    lease, return the deposit to the tenant, less the cost of repairs, and\n"
+               "    for each day of delay shall pay interest at the rate set by the Secretary,\n"
+               "    if the tenant asks for it in writing.\n")
+    assert "return the deposit to the tenant" in " ".join(readable(wrapped[a:b]) for a, b in prose_sentences(wrapped))
     code = ("The parser reads each file once and keeps the tokens it needs for the next pass.\n\n"
             "    let tokens = lex(&source);\n    let tree = parse(tokens)?;\n\n"
             "    $ cargo build --release\n\nThat is all the setup it needs before the first run.\n")
