@@ -601,6 +601,8 @@ def separate_opinions(text: str, transcript: bool | None = None) -> list[tuple[i
     """Where a court's opinion holds a judge's own opinion besides the Court's: from a heading "JUSTICE THOMAS, with
     whom JUSTICE ALITO joins, dissenting." or "..., concurring." (``OPINION_PART``) to the next such heading or the
     end. What the Court held is what its summary says; a dissent's "The Court today holds ..." is no holding."""
+    if "dissenting" not in text and "concurring" not in text:  # no judge's own opinion: no heading's words to read
+        return []
     starts = headings(text, transcript)
     parts = [(a, line) for a, line in zip(starts, heading_texts(text, starts)) if OPINION_PART.match(line)]
     ends = [a for a, _ in parts[1:]] + [len(text)]

@@ -135,8 +135,8 @@ def furniture(body) -> list:
     total = _words(body)
     heading = next((el for tag in SECTIONS[:3] for el in body.iter(tag)), None)  # the title: never furniture
     kept = set() if heading is None else {heading, *heading.iterancestors()}
-    said = [el for el in body.iter() if isinstance(el.tag, str) and DISCUSSION.search(el.get("class") or "")]
-    outermost = [el for el in said if not any(up in said for up in el.iterancestors())]
+    said = {el for el in body.iter() if isinstance(el.tag, str) and DISCUSSION.search(el.get("class") or "")}
+    outermost = [el for el in said if not any(up in said for up in el.iterancestors())]  # (a set: no scan per one)
     if sum(map(_words, outermost)) > MOST * total:  # a forum's thread: its comments are what it says (their
         kept.update(said)  # rows of links, "Reply Share Report", are still furniture)
     found: list = []
