@@ -157,13 +157,10 @@ def page_texts(doc) -> tuple[list[str], list[str]]:
     repeated = Counter(_mask(text) for page, run in zip(lines, runs) if run for text, _ in page[run[0]:run[1]])
     feet = {line for line, n in repeated.items() if n >= max(3, len(lines) // 2)}
     texts, notes = [], []
-    for page, own, run in zip(lines, doc, runs):
-        noted = [k for k in range(*run) if _mask(page[k][0]) not in feet] if run else []
-        if not noted:
-            texts.append(own.get_text("text"))
-            continue
-        notes += [page[k][0] for k in noted]
-        texts.append("\n".join(text for k, (text, _) in enumerate(page) if k not in noted))
+    for page, run in zip(lines, runs):  # PyMuPDF's "text" is these lines, each ended by a line break: read once
+        noted = set(k for k in range(*run) if _mask(page[k][0]) not in feet) if run else set()
+        notes += [page[k][0] for k in sorted(noted)]
+        texts.append("".join(text + "\n" for k, (text, _) in enumerate(page) if k not in noted))
     return texts, notes
 
 

@@ -624,6 +624,24 @@ def test_a_pdfs_footnotes_are_moved_to_its_end_out_of_the_paragraph_going_on_ove
     assert "The tanks of the batch were tested" in read.text
 
 
+def test_a_pdfs_pages_are_read_once_and_as_pymupdfs_own_text_where_they_have_no_footnotes():
+    """Each page is read once (its lines, with their sizes): a page without footnotes is PyMuPDF's own plain text of
+    it, line for line, on a PDF groff wrote and on one with a footnote on its first page only."""
+    pymupdf = pytest.importorskip("pymupdf")
+    from lsgtool.documents.pdf import page_texts
+
+    groff = pymupdf.open(DATA / "genesis-groff.pdf")
+    assert page_texts(groff) == ([page.get_text("text") for page in groff], [])
+    pdf = pymupdf.open()
+    first = pdf.new_page()
+    first.insert_text((72, 72), "\n".join(["A line of the body text, set in its usual type."] * 6), fontsize=10)
+    first.insert_text((72, 700), "A footnote set smaller.", fontsize=8)
+    pdf.new_page().insert_text((72, 72), "The second page, with no footnote.", fontsize=10)
+    texts, notes = page_texts(pdf)
+    assert notes == ["A footnote set smaller."] and "footnote" not in texts[0]
+    assert texts[1] == pdf[1].get_text("text")
+
+
 def test_a_compound_broken_after_its_hyphen_is_told_from_the_joined_paragraphs_text():
     """Whether a word broken across lines is a compound ("direct-to-" and "consumer") was read at an offset of the
     text before its lines were joined into paragraphs: it drifted, joined "direct-toconsumer", and past the end of
