@@ -609,6 +609,40 @@ def separate_opinions(text: str, transcript: bool | None = None) -> list[tuple[i
     return [(a, b) for (a, line), b in zip(parts, ends) if "delivered the opinion" not in line]
 
 
+# a section in which the author draws the document's threads together: what a report found and recommends, what a
+# paper concludes, what a review's verdict is (a reader's summary says it: a GAO report's had been its introduction)
+CONCLUDING = re.compile(NUMBERED + r"(?:conclusions?|concluding (?:remarks|thoughts)|summary and conclusions?|"
+                        r"(?:conclusions?|findings) and recommendations?|"
+                        r"in conclusion|(?:key |main |summary of |our )?findings|what (?:we|gao) found|"
+                        r"recommendations?(?: for (?:executive )?action)?|what (?:we|gao) recommends?|"
+                        r"lessons learned|(?:key )?takeaways|(?:final|closing) thoughts|(?:the )?verdict|"
+                        r"(?:the )?bottom line)[.:]?", re.IGNORECASE)
+
+
+def concluding(text: str, transcript: bool | None = None) -> list[tuple[int, int]]:
+    """Where ``text`` draws its threads together: each section under a heading ``CONCLUDING`` names (Conclusions,
+    Findings, Recommendations, Lessons learned, Verdict), to the next heading or rule (an article's information
+    after its conclusions: "---", then "**Corresponding Author:** ..."). None in spoken text."""
+    starts = headings(text, transcript)
+    lines = heading_texts(text, starts)
+    depths = [_depth(text, a, line) for a, line in zip(starts, lines)]
+    found = []
+    for k, (a, line) in enumerate(zip(starts, lines)):
+        if CONCLUDING.fullmatch(line):  # to the next heading not under it ("## 4. Findings" holds "### 4.1 ...")
+            b = next((starts[j] for j in range(k + 1, len(starts)) if depths[k] is None or depths[j] is None
+                      or depths[j] <= depths[k]), len(text))
+            found.append((a, next((a + start for start, _, row in _lines(text[a:b]) if RULE.match(row)), b)))
+    return found
+
+
+def _depth(text: str, start: int, line: str) -> int | None:
+    """How deep the heading at ``start`` (its words: ``line``) is: its ``#`` marks, else the parts of its section's
+    number ("4.1 Access" 2), None without either."""
+    level = _level(text, start)
+    number = re.match(r"\(?[\dIVX]+((?:\.\d+)*)[.)]?\s", line)
+    return level if level is not None else (number.group(1).count(".") + 1 if number else None)
+
+
 # sections that are no part of what a document says: its references, thanks and pointers elsewhere
 BACK_MATTER = re.compile(NUMBERED + r"(?:references|bibliography|works cited|"
                          r"literature cited|citations|acknowledge?ments?|further reading|external links|see also|"

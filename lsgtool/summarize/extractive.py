@@ -24,7 +24,7 @@ import torch.nn.functional as F
 from lsgtool.core.errors import UsageError
 from lsgtool.core.tokens import count_tokens
 from lsgtool.documents.prose import (ITEM, PIN, REPLY, back_matter, own_summary, prose_sentences, readable, said_only,
-                                     separate_opinions, speakers, substance, title_page, title_span, turns,
+                                     concluding, separate_opinions, speakers, substance, title_page, title_span, turns,
                                      verse_numbered, hyphenated_words)
 from lsgtool.documents.sentences import in_breaths, sentence_spans
 from lsgtool.progress import Progress
@@ -60,6 +60,7 @@ SHOUTED = 0.8
 CITATION = re.compile(r"(?:(?:See(?: also|, e\.g\.,)?|Cf\.|Accord|But see)\s+)?[^,()]{1,80}? v\. [^()]{1,120}?,\s+"
                       r"(?:\d+ [A-Z][\w. ]{0,20}? \d+|No\. \S+)[^()]*\([^()]*\d{4}\)(?:\s*\([^()]*\))?[.;]?|"
                       rf"Id\.,?(?:\s+at\s+[\d,\s–-]+)?(?:\s*\(.*\))?\.?|{PIN}(?:\s*\(.*\))?\.?")  # (``PIN``)
+CONCLUDED = 0.3  # of the scores' range: what a sentence in a concluding section (``concluding``) is raised by
 # a question asked in talk: shown alone it pairs with whatever answer comes next in the summary, so it is picked only
 # after the answer that follows it, someone else's (``read_after``), never without one (the meetings of
 # ../shared/quality: R-1 / R-2 29.82 / 5.33, as without questions; 29.70 / 5.19 with them picked freely)
@@ -141,7 +142,8 @@ ANAPHOR = re.compile(r"(?:this|these|that|those|such)\b(?!\s+(?:rfc|paper|docume
                      # not "he" or "she": a story's characters are known from its other picks)
                      r"|(?:it(?!['’]s\b)(?!\s+(?:is|was|would|will|should|could|may|might|must|seems|seemed|appears|"
                      r"can|has been|had been)\s+(?:[\w-]+,?\s+){0,3}?(?:(?<!\bup )to|that|for|whether|if)\b)|they|them|"
-                     r"their)\b",
+                     r"their)\b"
+                     r"|there(?=,)",  # a place named before: "London ... tells a different story. There, TfL ..."
                      re.IGNORECASE)
 
 
@@ -574,15 +576,18 @@ class Extractive:
         if self.scorer is not None:
             read = Read(text, spans, sentences, embeddings, eligible, transcript)
             score = self.scorer.score(self.features(read, units is None, context), score)
-        own = own_summary(text, transcript) if units is None and query is None else None  # a question: its answer
+        whole = units is None and query is None  # the document's own summary, not a question's answer
+        own = own_summary(text, transcript) if whole else None
+        concluded = concluding(text, transcript) if whole and not own else []
+        if concluded:  # what the author concludes, found, recommends: a summary's matter (``CONCLUDING``), where
+            # the author wrote no summary of their own
+            score = score + _within(spans, concluded) * CONCLUDED * float(score.max() - score.min())
         if own:  # the author's own summary (a paper's Abstract, a report's Executive summary) first: a reader asking
             # for a summary of a paper wants its abstract (the RFCs of ../shared/quality have theirs taken out)
-            mine = torch.tensor([own[0] <= a < own[1] for a, _ in spans], dtype=torch.float)
-            score = score + mine * (float(score.max() - score.min()) + self.diversity)  # above any other's
-        apart_from = separate_opinions(text, transcript) if units is None and query is None else []
+            score = score + _within(spans, [own]) * (float(score.max() - score.min()) + self.diversity)  # above all
+        apart_from = separate_opinions(text, transcript) if whole else []
         if apart_from:  # a dissent or a concurrence: after all the Court's own sentences
-            theirs = torch.tensor([any(x <= a < y for x, y in apart_from) for a, _ in spans], dtype=torch.float)
-            score = score - theirs * (float(score.max() - score.min()) + self.diversity)
+            score = score - _within(spans, apart_from) * (float(score.max() - score.min()) + self.diversity)
         similarity = None if query is None else embeddings @ query
         said = speakers(text, [a for a, _ in spans], transcript)
         if similarity is not None:  # with a question, its similarity, words and speakers mixed in (``focus.focused``)
@@ -604,6 +609,11 @@ class Extractive:
         return Picked(summary, total, len(sentences), picked, time.perf_counter() - start,
                       len(self._groups(lengths, firsts)), sum(lengths), [spans[i] for i in picked], texts, relevance,
                       starts)
+
+
+def _within(spans: list[tuple[int, int]], parts: list[tuple[int, int]]) -> torch.Tensor:
+    """1.0 for each of ``spans`` that begins inside one of ``parts``, else 0.0."""
+    return torch.tensor([any(x <= a < y for x, y in parts) for a, _ in spans], dtype=torch.float)
 
 
 def _asked(sentences: list[str], said: list[str | None]) -> list[bool]:
@@ -629,8 +639,21 @@ def read_after(sentences: list[str], spoken: bool, text: str = "", spans: list[t
     for i in range(1, len(sentences)):
         if ASIDE.fullmatch(sentences[i - 1].strip()):
             before[i] = before[i - 1]
-    return [before[i] if i > 0 and (ANAPHOR.match(s) or (going[i] and not SAYS.search(s))) else None
-            for i, s in enumerate(sentences)]
+    return [before[i] if i > 0 and (ANAPHOR.match(s) or _dated_before(s) or (going[i] and not SAYS.search(s)))
+            else None for i, s in enumerate(sentences)]
+
+
+# a year named by an earlier sentence ("The Transport Act of that year deregulated buses", "in the following year"):
+# the sentence does not say which alone, unless it names a year itself before that
+WHEN_BEFORE = re.compile(r"\b(?:(?:of|in|by|later|earlier|until|since|during) that|the (?:same|following|next|"
+                         r"previous|preceding)) year\b", re.IGNORECASE)
+YEAR = re.compile(r"\b(?:1[0-9]|20)\d\d\b")
+
+
+def _dated_before(sentence: str) -> bool:
+    """Whether ``sentence`` dates what it says by a year only an earlier sentence names (``WHEN_BEFORE``)."""
+    found = WHEN_BEFORE.search(sentence)
+    return found is not None and YEAR.search(sentence, 0, found.start()) is None
 
 
 ASIDE = re.compile(r"[(\[][^()\[\]]*[)\]]\.?")  # a sentence all in brackets: a transcriber's "(Applause.)"

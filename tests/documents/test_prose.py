@@ -578,6 +578,21 @@ def test_the_authors_own_summary_is_a_summary_heading_near_the_start_and_referen
     assert not back_matter(annotated)  # an annotated bibliography's entry goes on with prose
 
 
+def test_a_concluding_section_runs_over_its_subsections_to_a_rule_or_the_next_section():
+    """Conclusions, Findings, Recommendations, Lessons learned (``CONCLUDING``): each such section from its heading
+    to the next heading not under it, or to a rule (an article's information after its conclusions); not a section
+    that only begins with such a word, nor one in talk."""
+    from lsgtool.documents.prose import concluding
+
+    report = ("# Water in schools\n\n## 1. Introduction\n\nWe visited schools.\n\n## 4. Findings\n\n### 4.1 Access\n\n"
+              "Most schools have taps.\n\n### 4.2 Use\n\nPupils use them.\n\n## 5. Conclusions and Recommendations\n\n"
+              "The taps work.\n\n---\n\n**Corresponding Author:** A. Person.\n\n## Conclusion of the contract\n\n"
+              "It ends.\n\n6. Lessons learned\n\nFix taps early.\n")
+    assert [report[a:b].strip().splitlines()[-1] for a, b in concluding(report)] == [
+        "Pupils use them.", "The taps work.", "Fix taps early."]
+    assert concluding("Ana: Conclusions\nBen: The taps work.\nAna: Good.\n") == []
+
+
 @pytest.mark.parametrize("text, own", [
     # a post's TL;DR, a news story's lead (its dateline), an encyclopedia's first paragraph defining its subject
     ("# Postgres migrations\n\nIntro words here.\n\n**TL;DR:** never lock a busy table. Batch the backfill.\n\n"

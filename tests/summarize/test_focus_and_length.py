@@ -494,10 +494,16 @@ def test_a_sentence_pointing_back_is_picked_only_after_the_sentence_it_points_to
             "It is possible to parse twice.", "It should be possible to use libraries of build tools.",
             "Items are read.", "It's late.", "It will allow up to four homes on any lot.",
             "It can take up to a week.", "It would be wise to wait.", "It will take years to build.",
-            "It would make sense to wait.")] == [
+            "It would make sense to wait.", "There, the council sets the fares.", "There are three buses.")] == [
         True, True, False, False, False, False, False, False, True, False,  # a formula's clause goes on from it
         True, True, False, False, False, False,  # "It is ... to": what follows, not what came before
-        True, True, False, False, False]  # (but "It will allow up to ...": "up to" is no "... to")
+        True, True, False, False, False,  # (but "It will allow up to ...": "up to" is no "... to")
+        True, False]  # "There," points at a place named before it; "There are" does not
+    from lsgtool.summarize.extractive import read_after
+
+    dated = ["Buses were deregulated in 1986.", "The Transport Act of that year ended the councils' routes.",
+             "Fares rose in 1990 and again the following year.", "In the following year, fares rose."]
+    assert read_after(dated, spoken=False) == [None, 0, None, 2]  # "that year" says which only after its sentence
     asked = []  # what summarize hands pick: the text's own sentences
     real = Extractive.pick
     monkeypatch.setattr(Extractive, "pick", lambda self, *a, **k: asked.append(k["after"]) or real(self, *a, **k))
@@ -559,6 +565,26 @@ def test_a_papers_abstract_comes_first_and_its_references_never(runner, app, tmp
     shown, eligible = Extractive.__new__(Extractive).sentences(text, spans)
     assert [s for s, e in zip(shown, eligible) if s.startswith("Longt5")] and \
         not any(e for s, e in zip(shown, eligible) if s.startswith("Longt5"))  # read, never picked
+
+
+def test_what_a_report_concludes_and_recommends_is_its_summarys_matter(runner, app, tmp_path, monkeypatch):
+    """A report without a summary of its own: what it concludes and recommends (``CONCLUDING``) is raised, so a
+    short summary holds its conclusion, not a sentence of its body; the same text under another heading is not."""
+    from lsgtool.summarize import extractive
+
+    body = GENESIS.read_text().splitlines()
+    conclusion = "The days of creation divide light, sky, land and life in turn."
+    report = tmp_path / "report.md"
+
+    def first(heading):
+        report.write_text("# The creation, read again\n\n## Reading\n\n" + "\n".join(body[:60])
+                          + f"\n\n## {heading}\n\n{conclusion}\n")
+        return _json(runner, app, [str(report), "--sentences", "2"])["summary"]
+
+    assert conclusion in first("Conclusions") and conclusion in first("5. Recommendations")
+    assert conclusion not in first("Notes")  # the same sentence under another heading
+    monkeypatch.setattr(extractive, "CONCLUDED", 0.0)
+    assert conclusion not in first("Conclusions")  # (not raised: the body's)
 
 
 def test_a_sentence_that_goes_on_in_a_displayed_formula_is_not_picked():
