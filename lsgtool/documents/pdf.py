@@ -84,13 +84,18 @@ def clean_pages(split: list[list[str]], common: set[str],
 
 
 HEADING_WIDTH = 0.6  # of the usual line: a line this short that ends no sentence may be a heading
-BULLET = re.compile(r"[•▪●◦‣∙·\-–*]")  # a list item's mark alone on its line
+BULLET = re.compile(r"[•▪●◦‣∙·\-–*]|\d{1,2}[.)]|\([a-z\d]\)")  # a list item's mark alone on its line ("1.", "(a)")
 # a section's heading: "1. Introduction", "2.3 Radio-tracking", "IV. RESULTS", a paper's "ABSTRACT"
 SECTION_WORD = re.compile(r"(?:ABSTRACT|Abstract|INTRODUCTION|REFERENCES|References|ACKNOWLEDGE?MENTS?|"
                           r"Acknowledge?ments?|SUMMARY|Footnotes)")  # (and the footnotes' heading: ``FOOTNOTES``)
 SECTION_LINE = re.compile(rf"(?:\d{{1,2}}(?:\.\d{{1,2}})*\.?|[IVX]{{1,5}}\.)[ \t]+[A-Z][^.!?]{{0,60}}"
                           rf"|{SECTION_WORD.pattern}")
 HEADING_NEXT = re.compile(r"[A-Z0-9•▪●◦\-–—*\"“‘(\[]")  # what the line after a heading begins with
+# a table's row set in columns with spaces ("Hurricane Ian (2022)      47,413      41"; a justified line's words are
+# one space apart) and a table's or a figure's caption: lines of their own, not words of the paragraph above ("...
+# until they receive payment. Event Claims Percent ... Table 1: Share of ... 3.2. FEMA's Reinspection ...")
+TABLE_ROW = re.compile(r"\S(?: {3,}|\t)\S")
+CAPTION_LINE = re.compile(r"(?:Table|TABLE|Figure|FIGURE|Fig\.|Exhibit)\s+[\dA-Z]+(?:\.\d+)?[:.]\s")
 
 
 def _paragraphs(text: str) -> str:
@@ -108,13 +113,18 @@ def _paragraphs(text: str) -> str:
                 current[-1].endswith((".", "!", "?", '"', "”", "’")) or SECTION_WORD.fullmatch(bare)):
             out.append(_joined(current))  # a numbered section's heading after a sentence's end (a line of a wider
             current = []  # abstract above two columns), or a paper's "ABSTRACT" after its affiliation: its own
+        row = TABLE_ROW.search(bare) is not None
+        if current and (row or CAPTION_LINE.match(bare) or BULLET.fullmatch(bare)):  # a table's row, a caption, a
+            # list item's mark alone on its line: each begins a paragraph
+            out.append(_joined(current))
+            current = []
         current.append(line.strip())
         after = lines[k + 1].replace(PAGE, "").lstrip() if k + 1 < len(lines) else ""
         if BULLET.fullmatch(line.replace(PAGE, "").strip()):
             continue  # a bullet on a line of its own goes with its item
-        if size < 0.8 * usual and line.rstrip().endswith((".", "!", "?", ":", '"', "”", "’")) or \
+        if row or size < 0.8 * usual and line.rstrip().endswith((".", "!", "?", ":", '"', "”", "’")) or \
                 size < HEADING_WIDTH * usual and not line.rstrip().endswith((",", ";", "-", "–", "—")) and \
-                HEADING_NEXT.match(after):
+                HEADING_NEXT.match(after) or CAPTION_LINE.match(current[0]) and SECTION_LINE.fullmatch(after):
             out.append(_joined(current))
             current = []
     if current:

@@ -583,6 +583,25 @@ def test_a_pdfs_section_heading_after_a_wider_abstract_is_its_own_paragraph():
     assert paragraphs[6].endswith(f"{column} 2 Kings and Chronicles, which {column}.")
 
 
+def test_a_pdfs_table_rows_caption_and_numbered_items_are_not_read_into_the_paragraph_above():
+    """A table set in columns with spaces, its caption and the next section's heading had been read into the
+    paragraph above ("... receive payment. Event Claims Percent ... Table 1: Share ... 3.2. FEMA's Reinspection"): a
+    row and a caption are lines of their own, a heading after a caption its own; a list's number alone on its line
+    goes with its item."""
+    from lsgtool.documents.pdf import _paragraphs
+
+    body = "Without monitoring timeliness, FEMA cannot identify companies that are slow to pay policyholders who"
+    lines = [body, body, "may be unable to begin repairs until they receive payment of their claims in full.",
+             "Event                      Claims      Percent closed", "Hurricane Ian (2022)        47,413       41",
+             "Table 1: Share of NFIP Claims Closed More Than 60 Days After Proof of Loss, Selected Events",
+             "3.2. FEMA's Reinspection Program Is Too Small", body, "work.", "We recommend two things to FEMA:", "1.",
+             f"The FEMA Administrator should select claims for reinspection using a statistically valid {body}", "2.",
+             "The FEMA Administrator should estimate the cost of updating all flood maps."]
+    assert _paragraphs("\n".join(lines)).split("\n\n") == [
+        f"{body} {body} may be unable to begin repairs until they receive payment of their claims in full.",
+        lines[3], lines[4], lines[5], lines[6], f"{body} work.", lines[9], f"1. {lines[11]}", f"2. {lines[13]}"]
+
+
 def test_a_pdfs_footnotes_are_moved_to_its_end_out_of_the_paragraph_going_on_over_the_page():
     """A page's footnotes (set smaller, at its foot) had been read into the paragraph that goes on over the page
     ("... please FEMA officials stated ..."): they go to the end under a heading of their own, and the note says so."""
