@@ -14,10 +14,13 @@ PARAGRAPH = re.compile(r"\n\s*\n")
 # the full stop is hidden from it there (a character for a character: the offsets stay the text's)
 ET_AL = re.compile(r"(?<=\bet al)\.(?=\s*[(\[])|(?:(?<=\b(?:No|pp|Ch|Eq))|(?<=\b(?:Nos|Vol|Art|FIG|Fig|SEC|Sec|Ref|Tab|"
                    r"Eqs))|(?<=\b(?:FIGS|Figs|Secs|Refs|Para|para|Stat|Supp)))\.(?=\s*\d)|"
-                   r"(?<=\b(?:Rev|Pub))\.(?=\s*(?:Code|Stat|L)\b)|(?<=\bAnn)\.(?=\s*§)|(?<=\b[Hh]on)\.(?=\s+\w)")
+                   r"(?<=\b(?:Rev|Pub))\.(?=\s*(?:Code|Stat|L)\b)|(?<=\bAnn)\.(?=\s*§)|(?<=\b[Hh]on)\.(?=\s+\w)|"
+                   r"(?:(?<=\b(?:Ex|Id|Br|Tr))|(?<=\b(?:Exs|Mot|Opp|Aff))|(?<=\bDecl)|(?<=\bCompl))\.(?=\s*(?:¶|\d|at\b))|"
+                   r"(?:(?<=\bEx)|(?<=\bExs))\.(?=\s*[A-Z]{1,2}\b)|(?<=\bAm)\.(?=\s*Compl\b)")
 # ... and in "Okafor v. Harborview Logistics, Inc., No. 2:20-cv-01187", "Vol. 3", "pp. 12-19", a patent's "FIG. 3",
 # a bill's "SEC. 2.", a statute's "124 Stat. 119", "Ohio Rev. Code Ann. § 5721.20", "Pub. L. 115-72" before a number,
-# a parliament's "the right hon. Lady"
+# a parliament's "the right hon. Lady"; a brief's record citations: "Id. ¶ 13; Ex. A.", "Am. Compl. ¶ 18", "Decl. at 4"
+EXHIBIT = re.compile(r"\b(?:Exs?\.|Exhibits?)\s+[A-Z]{1,2}(?:-\d+)?\.(?=\s+[A-Z])")  # a record's "Ex. A." ends a cite
 # a wiki's citation markers right after a sentence's end (".[4] With", ".[14][15]", ".[citation needed]"): syntok
 # reads on through them; hidden from it (blanks for characters), they fall between the sentences
 CITED = re.compile(r"(?<=[.!?\"”])(?:\[(?:\d{1,3}|[a-z]|citation needed|clarification needed|when\?|who\?|"
@@ -72,14 +75,29 @@ def sentence_spans(text: str, start: int = 0, end: int | None = None) -> Iterato
     part = CITED.sub(lambda m: " " * len(m.group()), ET_AL.sub("_", text[start:end]))
     part = NOTE_MARK.sub(lambda m: " " * len(m.group()), part)
     part = CODE.sub(lambda m: re.sub(r"[.!?]", "x", m.group()), part)  # no sentence ends inside `T: ?Sized`
+    spans: list[tuple[int, int]] = []
     for paragraph in segmenter.analyze(part):
         for sentence in paragraph:
             tokens = list(sentence)
             if tokens:
                 last = tokens[-1]
                 a, b = start + tokens[0].offset, start + last.offset + len(last.value)
-                for x, y in _cjk_sentences(text, a, b):
-                    yield from breaths(text, x, y)
+                if spans and text[spans[-1][1] - 1] == ";" and "\n" not in text[spans[-1][1]:a]:
+                    spans[-1] = (spans[-1][0], b)  # a semicolon ends no sentence ("... buy a label; Parcelwise
+                else:  # then tracks it"), where the next goes on in its line (a list's item on its own stays one)
+                    spans.append((a, b))
+    for a, b in spans:
+        for exhibit in EXHIBIT.finditer(text, a, b):  # a brief's "Ex. A." ends a citation ("Ex. A. Each bill ...")
+            if text[exhibit.end():b].strip():
+                yield from _sentence_pieces(text, a, exhibit.end())
+                a = exhibit.end() + len(text[exhibit.end():b]) - len(text[exhibit.end():b].lstrip())
+        yield from _sentence_pieces(text, a, b)
+
+
+def _sentence_pieces(text: str, start: int, end: int) -> Iterator[tuple[int, int]]:
+    """A sentence's span cut after each CJK sentence end and, in speech without punctuation, into breaths."""
+    for x, y in _cjk_sentences(text, start, end):
+        yield from breaths(text, x, y)
 
 
 def _cjk_sentences(text: str, start: int, end: int) -> Iterator[tuple[int, int]]:

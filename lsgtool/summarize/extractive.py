@@ -152,6 +152,7 @@ ANAPHOR = re.compile(r"(?:this|these|that|those|such)\b(?!\s+(?:rfc|paper|docume
 # read as the opposite. Not one ending on a comma: an RFC's list ("- `Vec`, `String`,") reads well enough alone
 # (left out, R-1 on the tuning RFCs fell from 36.46 to 36.33)
 GOES_ON = re.compile(r";\s*(?:and|or|and/or)?\s*$", re.IGNORECASE)
+CLAUSE = re.compile(r"\s*\d{1,3}(?:\.\d{1,3})+\.?\s+")  # a numbered clause's item: "3.3 arising from ...;"
 # a news story's credits ("Reporting by ...; Editing by ..."), an e-mail's quoted header ("On Mon, 3 Mar 2025 at
 # 10:12, Ann <ann@x.org> wrote:"), a signature's or a site's bar of "|"-separated pieces
 CREDITS = re.compile(r"(?:(?:additional )?reporting|writing|editing|compiled|photos?|graphics?|produced|translated)"
@@ -221,7 +222,9 @@ def worth_showing(shown: str, span: str) -> bool:
     furniture = CREDITS.match(shown) or REPLY.search(shown) or shown.count(" | ") >= BARS or CAVEAT.search(shown) \
         or SPONSOR.search(shown)
     row = len(words) >= LISTED_WORDS and sum(NUMBER.match(w) is not None for w in words) > NUMBERS * len(words)
-    item = ITEM.match(span)  # a list item that goes on, or goes on from, a sentence begun above it
+    item = ITEM.match(span) or CLAUSE.match(span)  # a list item that goes on, or goes on from, a sentence begun
+    # above it (a policy's exclusion "3.3 arising from escape of water ...;" had read as cover without its "We will
+    # not pay for loss:")
     going = item and (GOES_ON.search(shown) or span[item.end():item.end() + 1].islower())
     image = IMAGE.search(span) or ("](" in span and span.count("]") > span.count("["))  # (a piece of) a caption
     return not (shown.rstrip().endswith(LEADS_IN) or going or (pointing and len(words) <= POINTER_WORDS)

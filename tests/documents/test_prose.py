@@ -1021,9 +1021,17 @@ def test_a_plain_texts_indented_paragraphs_are_prose_and_code_stays_code():
     ("Under Ohio Rev. Code Ann. § 5721.20 (2023), the surplus goes to the State. The owner had no notice.", 2),
     ("It was enacted by Pub. L. 115-72 in 2017. See 124 Stat. 119 for the text.", 2),
     ("She gave the book to Ann. The next day she left for Paris.", 2),
+    # a brief's record citations: "Id. ¶ 13; Ex. A." is one, and ends before the next sentence
+    ("Greenleaf signed the bill. Id. ¶ 13; Ex. A. Each bill states the limit. Am. Compl. ¶¶ 18-22.", 4),
+    ("The motion fails. Decl. at 4. Opp. 12. The court agrees.", 4),
+    # a semicolon ends no sentence where the next goes on in its line; an item on a line of its own stays one
+    ("You create a shipment and buy a label; Parcelwise then tracks it until delivery.", 1),
+    ("We will not pay for wear and tear;\n3.3 Escape of water while the home is empty;", 2),
 ])
 def test_a_patents_and_a_statutes_abbreviations_end_no_sentence(text, count):
     assert len(list(sentence_spans(text))) == count
+    if count == 4 and "Ex. A." in text:
+        assert [text[a:b] for a, b in sentence_spans(text)][1:3] == ["Id. ¶ 13; Ex. A.", "Each bill states the limit."]
 
 
 def test_a_footnote_mark_against_a_sentences_end_ends_it_and_is_not_shown():

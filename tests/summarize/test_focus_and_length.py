@@ -436,6 +436,9 @@ def test_a_verse_numbered_bible_is_summarised_without_its_verse_labels(runner, a
     ("- fund a programme of demand-responsive transport pilots in twenty rural areas; and", True),
     ("- fund a programme of demand-responsive transport pilots in twenty rural areas.", True),  # goes on from above
     ("- The Review funds a programme of transport pilots in twenty rural areas.", False),
+    ("3.3 arising from escape of water, theft, or malicious damage while the home is unoccupied;", True),  # a clause
+    ("2.1 We will pay for loss of or damage to the buildings caused by fire, storm or theft.", False),
+    ("12 inspectors were hired to check the buildings after the storm; the council paid them.", False),
     ("It was late, and the parser had read every generic argument of the file, and", False),  # no list item
     ("Reporting by Andy Bruce and David Milliken; Editing by Catherine Evans and Sharon Singleton.", True),
     ("On Mon, 3 Mar 2025 at 10:12, Ann Lee <ann@x.org> wrote: Hi Ben, the April plan stands as agreed.", True),
