@@ -28,6 +28,7 @@ ROLES = {"navigation", "complementary", "banner", "contentinfo", "search", "tool
 NAMED = re.compile(r"(?:^|[-_\s])(?:breadcrumbs?|share|sharing|social|related|comments?|newsletter|subscribe|"
                    r"sidebar|promo|sponsored|advert|ads?|cookies?|popup|modal|jump|print|toolbar|pagination|tags|"
                    r"byline|author-bio|skip-link|post-signature|post-menu|votecell|vote-count|corrections?|"
+                   r"site-header|site-footer|global-header|global-footer|masthead|utility-nav|"
                    r"clarifications?|editors?-note)(?:$|[-_\s])",
                    re.IGNORECASE)
 # a wiki's furniture, whatever element holds it: MediaWiki's "[edit]" links, hatnotes ("For other uses, see ..."),
@@ -59,18 +60,38 @@ def _code(pre) -> bool:
     return 2 * sum(1 for line in lines if CODE_LINE.search(line)) >= len(lines) > 0
 
 
+def _hidden(node) -> bool:
+    """Whether an element is not shown: its ``hidden`` attribute, ``aria-hidden="true"``, or a style that hides it
+    (an e-mail's preview line, "display:none", which an inbox shows and the message does not)."""
+    if not isinstance(node.tag, str):
+        return False
+    style = (node.get("style") or "").replace(" ", "").lower()
+    return node.get("hidden") is not None or node.get("aria-hidden") == "true" or "display:none" in style \
+        or "visibility:hidden" in style
+
+
 def text_of(element, flow: bool = False) -> str:
     """Text of an element, a blank line after each block element; ``flow``: a line break in the markup is a space
     (HTML's own rule; not inside ``<pre>``), as a web page's source wraps its paragraphs."""
     parts: list[str] = []
+    marked: list[str] = []  # a list item's mark, when it is the last part (its first block goes on after it)
 
     def walk(node, pre: bool) -> None:
         tag = node.tag.split("}")[-1] if isinstance(node.tag, str) else ""
-        if tag in HIDDEN:
+        if tag in HIDDEN or _hidden(node):
             return
         fence = tag == "pre" and not pre and _code(node)  # code: fenced, as Markdown writes it, so it is no prose
         pre = pre or tag == "pre"
         said = (lambda words: words) if pre or not flow else (lambda words: words.replace("\n", " "))
+        if tag in BLOCKS and parts and not parts[-1].endswith("\n") and not (marked and parts[-1] is marked[0]):
+            parts.append("\n\n")  # a block begins a paragraph ("Heating<div>Is it worth ...": not "HeatingIs")
+        if tag == "li":  # a list's item, marked as Markdown marks it: what goes on from the line above it is read so
+            parent = node.getparent()  # ("Do not take Velotrex:" over "- if you are allergic to ...;")
+            ordered = parent is not None and parent.tag.split("}")[-1] == "ol"
+            number = int(parent.get("start") or 1) + sum(1 for _ in node.itersiblings("{*}li", preceding=True)) \
+                if ordered and (parent.get("start") or "1").isdigit() else 0
+            marked[:] = [f"{number}. " if ordered else "- "]
+            parts.append(marked[0])
         if fence:
             marks = "`" * max(3, 1 + max((len(run) for run in re.findall("`+", node.text_content())), default=0))
             parts.append(f"\n\n{marks}\n")
@@ -110,13 +131,16 @@ def headings_of(text: str, body, title_element) -> list[tuple[int, int, str]]:
 
 
 def chapter(body, title: str | None) -> Chapter:
-    """``body``'s text as a chapter: its first h1-h3 is its title (else ``title``), taken out of the text when it is
-    the text's first paragraph."""
+    """``body``'s text as a chapter: its first h1 is its title, else its first h2 or h3 where that opens the text (a
+    newsletter's first item's heading, after its opening words, is no title of the whole), else ``title``; taken
+    out of the text when it is the text's first paragraph."""
     heading = next((el for tag in SECTIONS[:3] for el in body.iter(tag)), None)
     own = " ".join(heading.text_content().split()) if heading is not None else ""
     text = text_of(body, flow=True)
     first = text.split("\n\n", 1)[0]
     taken = bool(own) and " ".join(first.split()) == own  # the title, out of the text
+    if heading is not None and not taken and heading.tag.split("}")[-1] != "h1":
+        heading, own = None, ""
     text = text[len(first):].strip() if taken else text
     return Chapter(own or title, text, headings=headings_of(text, body, heading if taken else None))
 

@@ -73,8 +73,8 @@ def test_a_word_report_keeps_its_text_and_notes_without_their_marks():
     findings = document.chapters[1]
     assert findings.text.startswith("The granaries held enough grain for seven years. Stores were counted")
     assert [title for _, _, title in findings.headings] == ["Method"]
-    assert "Each tally was checked by a second clerk." in findings.text.split("\n\n")
-    assert document.chapters[3].text == "The count of the second year was lost in a fire."  # not Recommendations'
+    assert "- Each tally was checked by a second clerk." in findings.text.split("\n\n")  # a list's item
+    assert document.chapters[3].text == "1. The count of the second year was lost in a fire."  # not Recommendations'
     assert "↑" not in document.text and "[1]" not in document.text and "1 note mark left out" in document.notes[0]
 
 
@@ -447,7 +447,7 @@ def test_a_web_page_is_read_from_its_main_text_without_its_furniture(open_, clos
     assert document.kind == "html" and document.title == "Chickpea Curry"
     assert document.text.split("\n\n") == ["This curry comes together in thirty minutes from pantry staples.",
                                             "```\nheat = 2\nstir = 3\n```", "Method",
-                                            "Heat the oil and soften the onion.", "Stir in the spices."]
+                                            "1. Heat the oil and soften the onion.", "2. Stir in the spices."]
     (chapter,) = document.chapters
     assert [title for _, _, title in chapter.headings] == ["Method"]
     assert "left out" in document.notes[0]
@@ -471,6 +471,25 @@ citrus</a> explains at length for anyone who wants to know why the juice is adde
 </main></body></html>"""
 
 
+def test_a_pages_hidden_text_site_banner_and_first_items_heading_are_not_its_text_or_title():
+    """An e-mail's hidden preview line and a site's banner (by its class) are not read; a block inside running text
+    begins a paragraph ("Heating" then "Is it worth it?", not "HeatingIs"); a newsletter's first item's h2, after
+    its opening words, is no title of the whole (its <title> is); an h2 that opens the text is."""
+    pytest.importorskip("lxml")
+    words = " ".join(["The new bike lane on Alder Street carries nine hundred cyclists a day."] * 3)
+    page = ('<html><head><title>The Greenway Gazette</title></head><body>'
+            '<div style="display: none">Bike lanes, books and a market</div><span aria-hidden="true">*</span>'
+            '<div class="site-header"><a href="/">Office of the Governor</a> An official website of the State.</div>'
+            f'<p>Dear neighbours, November has been busy.</p><h2>Alder Street bike lane opens</h2><p>{words}</p>'
+            '<div>Heating<div>Is it worth it?</div></div></body></html>')
+    document = read_bytes(page.encode(), "gazette.html", ".html")
+    assert document.title == "The Greenway Gazette"
+    assert document.text.split("\n\n") == ["Dear neighbours, November has been busy.", "Alder Street bike lane opens",
+                                           words, "Heating", "Is it worth it?"]
+    opening = page.replace("<p>Dear neighbours, November has been busy.</p>", "")
+    assert read_bytes(opening.encode(), "gazette.html", ".html").title == "Alder Street bike lane opens"
+
+
 def test_a_web_page_s_links_sharing_comments_and_byline_are_left_out():
     """Inside <main>: a byline, a row of links ("Jump to Recipe · Print Recipe"), share buttons, a complementary
     box, a list of related links and the comments are furniture (by their class, role, or share of words in links);
@@ -481,8 +500,7 @@ def test_a_web_page_s_links_sharing_comments_and_byline_are_left_out():
     document = read_bytes(page.encode(), "dal.html", ".html")
     assert document.title == "Lemon Dal"
     paragraphs = document.text.split("\n\n")
-    assert [p.split()[0] for p in paragraphs] == ["This", "Red", "Rinse", "Simmer", "Comments", "A", "Version",
-                                                  "Version"]
+    assert [p.split()[0] for p in paragraphs] == ["This", "Red", "1.", "2.", "Comments", "A", "Version", "Version"]
     assert "as the guide to citrus explains" in paragraphs[1]
     assert "crème fraîche" in paragraphs[0]  # UTF-8 though no <meta charset> says so
     assert "6 blocks of links, sharing, comments, bylines, captions or corrections left out" in document.notes[0]
