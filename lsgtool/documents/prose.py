@@ -380,7 +380,10 @@ def _spoken_lines(text: str) -> Iterator[tuple[int, int, str | None, str | None]
         yield from _headed_lines(text)
         return
     lines = list(_lines(text))
-    first = next((k for k, (_, _, line) in enumerate(lines) if TURN.match(line)), 0)  # none: no title page
+    labels = Counter(found.group(2).strip() for _, _, line in lines if (found := TURN.match(line)))
+    first = next((k for k, (_, _, line) in enumerate(lines) if (found := TURN.match(line))  # none: no title page
+                  and not (HEADER_LABEL.fullmatch(found.group(2).strip()) and labels[found.group(2).strip()] == 1)),
+                 0)  # (a header's "TRANSCRIPT: GUBERNATORIAL DEBATE" is no one's turn, unless the label speaks again)
     title: set[int] = set()  # before the first turn, the paragraphs that end no sentence: a title, a date, a heading
     paragraph: list[int] = []
     for k in range(first + 1):
@@ -388,18 +391,54 @@ def _spoken_lines(text: str) -> Iterator[tuple[int, int, str | None, str | None]
             paragraph.append(k)
             continue
         body = " ".join(lines[j][2].strip() for j in paragraph)
-        if paragraph and not _ends_prose(body) and len(body.split()) <= TITLE_PAGE_WORDS:
+        if paragraph and (not _ends_prose(body) or body[:1] + body[-1:] == "[]") and \
+                len(body.split()) <= TITLE_PAGE_WORDS:  # (and an editor's "[Transcript prepared from the feed.]")
             title.update(paragraph)
         paragraph = []
+    directed = _directions(lines)
+    speaker, resumed = None, False  # the last speaker named, and whether the line after a direction is theirs
     for k, (start, end, line) in enumerate(lines):
-        if not line.strip() or k in title:
+        if not line.strip() or k in title or PLAY_PART.fullmatch(line.strip()):
             continue
         label = TURN.match(line)
         end = start + len(line.rstrip())
-        if label:
-            yield start + label.end(), end, label.group(2).strip(), label.group(1) or label.group(3)
+        if label:  # a direction right after the label ("AGNES: (rising) Then ...") is no one's words
+            aside = OPENING_ASIDE.match(text, start + label.end(), end)
+            speaker, resumed = label.group(2).strip(), False
+            yield (aside.end() if aside else start + label.end()), end, speaker, label.group(1) or label.group(3)
+        elif k in directed:  # a stage direction ("(The lights go out. DANIEL bursts in.)"), a speech's
+            # "(Applause.)": no one's; the words after it go on the speaker's turn before it
+            yield start + len(line) - len(line.lstrip()), end, "" if k - 1 not in directed else None, None
+            resumed = True
         else:
-            yield start + len(line) - len(line.lstrip()), end, None, None
+            yield start + len(line) - len(line.lstrip()), end, speaker if resumed else None, None
+            resumed = False
+
+
+# a transcript's header's labels: "TRANSCRIPT: MAYORAL DEBATE, ...", "Date: 14 October", "Location: Rosewood Hall"
+HEADER_LABEL = re.compile(r"(?i:transcript|participants|moderators?|panel(?:ists)?|candidates|present|attendees|"
+                          r"in attendance|date|location|venue|time|place|subject|topic|event|hosts?|guests?|"
+                          r"recorded|source|title)")
+# a play's parts, each on a line of its own: "SCENE TWO", "ACT I", "END OF PLAY", "CURTAIN" (no one's words)
+PLAY_PART = re.compile(r"(?:(?:ACT|SCENE)\s+(?:[IVX]+|\d+|[A-Z]+)\.?|END OF (?:PLAY|SCENE|ACT)|CURTAIN|BLACKOUT|"
+                       r"INTERVAL|INTERMISSION)\.?")
+OPENING_ASIDE = re.compile(r"\([^()\n]{1,80}\)[ \t]+(?=\S)")  # "(rising, taking her coat from the hook) Then ..."
+
+
+def _directions(lines: list[tuple[int, int, str]]) -> set[int]:
+    """The indices of ``lines`` in a stage direction: a paragraph of lines without a speaker's label that opens
+    with "(" and closes with ")" (or in square brackets)."""
+    found: set[int] = set()
+    run: list[int] = []
+    for k, (_, _, line) in enumerate([*lines, (0, 0, "")]):
+        if line.strip() and not TURN.match(line):
+            run.append(k)
+            continue
+        ends = (lines[run[0]][2].lstrip()[:1], lines[run[-1]][2].rstrip()[-1:]) if run else ("", "")
+        if ends in (("(", ")"), ("[", "]")):  # (or a transcriber's "[Transcript prepared from the feed.]")
+            found.update(run)
+        run = []
+    return found
 
 
 def _chat_lines(text: str) -> Iterator[tuple[int, int, str | None, None]]:
@@ -619,16 +658,29 @@ CONCLUDING = re.compile(NUMBERED + r"(?:conclusions?|concluding (?:remarks|thoug
                         r"(?:the )?bottom line)[.:]?", re.IGNORECASE)
 
 
+# a section of what a document does not do, in a list of what it does: a PRD's non-goals (shown alone, a non-goal
+# reads as a goal)
+NOT_DONE = re.compile(NUMBERED + r"(?:non-?goals?|anti-?goals?|out of scope|not in scope|out-of-scope|what (?:this|"
+                      r"it) is not|not (?:planned|included|covered)|(?:will|won['’]t) not do|won['’]t do)[.:]?",
+                      re.IGNORECASE)
+
+
 def concluding(text: str, transcript: bool | None = None) -> list[tuple[int, int]]:
     """Where ``text`` draws its threads together: each section under a heading ``CONCLUDING`` names (Conclusions,
-    Findings, Recommendations, Lessons learned, Verdict), to the next heading or rule (an article's information
-    after its conclusions: "---", then "**Corresponding Author:** ..."). None in spoken text."""
+    Findings, Recommendations, Lessons learned, Verdict). None in spoken text."""
+    return sections_named(text, CONCLUDING, transcript)
+
+
+def sections_named(text: str, named: re.Pattern, transcript: bool | None = None) -> list[tuple[int, int]]:
+    """Each section of ``text`` under a heading ``named`` matches whole, to the next heading not under it ("## 4.
+    Findings" holds "### 4.1 ...") or a rule (an article's information after its conclusions: "---", then
+    "**Corresponding Author:** ..."). None in spoken text."""
     starts = headings(text, transcript)
     lines = heading_texts(text, starts)
     depths = [_depth(text, a, line) for a, line in zip(starts, lines)]
     found = []
     for k, (a, line) in enumerate(zip(starts, lines)):
-        if CONCLUDING.fullmatch(line):  # to the next heading not under it ("## 4. Findings" holds "### 4.1 ...")
+        if named.fullmatch(line):
             b = next((starts[j] for j in range(k + 1, len(starts)) if depths[k] is None or depths[j] is None
                       or depths[j] <= depths[k]), len(text))
             found.append((a, next((a + start for start, _, row in _lines(text[a:b]) if RULE.match(row)), b)))

@@ -23,9 +23,9 @@ import torch.nn.functional as F
 
 from lsgtool.core.errors import UsageError
 from lsgtool.core.tokens import count_tokens
-from lsgtool.documents.prose import (ITEM, PIN, REPLY, back_matter, own_summary, prose_sentences, readable, said_only,
-                                     concluding, separate_opinions, speakers, substance, title_page, title_span, turns,
-                                     verse_numbered, hyphenated_words)
+from lsgtool.documents.prose import (ITEM, NOT_DONE, PIN, REPLY, back_matter, concluding, hyphenated_words, own_summary,
+                                     prose_sentences, readable, said_only, sections_named, separate_opinions, speakers,
+                                     substance, title_page, title_span, turns, verse_numbered)
 from lsgtool.documents.sentences import in_breaths, sentence_spans
 from lsgtool.progress import Progress
 from lsgtool.summarize.lexical import STOP, WORD
@@ -152,6 +152,10 @@ ANAPHOR = re.compile(r"(?:this|these|that|those|such)\b(?!\s+(?:rfc|paper|docume
 # read as the opposite. Not one ending on a comma: an RFC's list ("- `Vec`, `String`,") reads well enough alone
 # (left out, R-1 on the tuning RFCs fell from 36.46 to 36.33)
 GOES_ON = re.compile(r";\s*(?:and|or|and/or)?\s*$", re.IGNORECASE)
+# what a lead-in that denies its list says: "Do not take Velotrex if:", "We will not pay for:", "The Licensee shall
+# not:", "Exclusions:"
+DENIED = re.compile(r"\b(?:not|never|no|none|nor|neither|except|excluding|exclusions?|unless|without|cannot|"
+                    r"\w+n['’]t|prohibited|forbidden|avoid)\b", re.IGNORECASE)
 CLAUSE = re.compile(r"\s*\d{1,3}(?:\.\d{1,3})+\.?\s+")  # a numbered clause's item: "3.3 arising from ...;"
 # a news story's credits ("Reporting by ...; Editing by ..."), an e-mail's quoted header ("On Mon, 3 Mar 2025 at
 # 10:12, Ann <ann@x.org> wrote:"), a signature's or a site's bar of "|"-separated pieces
@@ -181,6 +185,11 @@ SPONSOR = re.compile(r"\b(?:(?:this (?:episode|show|video|podcast) is )?brought 
                      r"\b(?:we|i) (?:may )?(?:earn|receive|get) (?:a (?:small )?)?(?:commission|share of the "
                      r"sale)s?\b)",
                      re.IGNORECASE)
+# a mailing's furniture: "Having trouble viewing this email? View it in your browser", "You are receiving this
+# email because you signed up ...", "Unsubscribe", "Update your preferences"
+MAILING = re.compile(r"\bview (?:this (?:e-?mail|newsletter|message)|it) (?:in|on) (?:your|a) (?:web )?browser\b|"
+                     r"\byou(?:['’]re| are) receiving this (?:e-?mail|newsletter|message)\b|\bunsubscribe\b|"
+                     r"\bupdate your (?:e-?mail )?preferences\b|\bmanage your (?:subscription|e-?mail)", re.IGNORECASE)
 # a greeting or a thanks, and little more: "Thank you, operator, and good afternoon, everyone."
 # (after a "Hi," or "Hi Tom.": "Hi, thanks for taking the question, and congrats on the margin.")
 PLEASANTRY = re.compile(r"(?:(?:hi|hey|hello|yes|yeah|great|sure|okay|ok)(?: \w+)?[,!.] )?"
@@ -193,9 +202,12 @@ PLEASANTRY_WORDS = 12
 HANDOFF = re.compile(r"(?:(?:with that|and with that|so),? )?(?:i['’]ll|i will|i['’]d like to|let me|"
                      r"i['’]m going to)? ?(?:now )?(?:turn|hand|pass) (?:the call|it|things|the floor|the meeting)"
                      r"(?: back)? (?:over )?to\b|back to you\b", re.IGNORECASE)
-# and a speech's thanks, however long: "I want to start by thanking Council President Harold Lee and ..."
-THANKS = re.compile(r"(?:i|we)(?: (?:really |just )?(?:want|would like|wish)|['’]d (?:also )?like) to (?:also )?"
-                    r"(?:thank|start by thanking|begin by thanking|welcome)\b", re.IGNORECASE)
+# and a speech's thanks, however long: "I want to start by thanking Council President Harold Lee and ...", "Thank
+# you, President Alvarez, members of the Board of Trustees, ..., and the graduating class of 2026." (those it
+# thanks, and nothing it thanks them for)
+THANKS = re.compile(r"(?:(?:i|we)(?: (?:really |just )?(?:want|would like|wish)|['’]d (?:also )?like) to (?:also )?"
+                    r"(?:thank|start by thanking|begin by thanking|welcome)\b|(?:thank you|thanks)(?: (?:all|so much|"
+                    r"very much))?, (?:(?!for\b)[^,.;:!?])+(?:, (?:(?!for\b)[^,.;:!?])+)+[.!]$)", re.IGNORECASE)
 BARS = 2
 # a table's row read as a sentence ("SAA (k=64) 72.8 66.0 65.1 9.3"): more than this share of its words numbers
 NUMBERS = 0.4
@@ -205,33 +217,47 @@ NUMBER = re.compile(r"^[(\[]?[-+±]?[\d.,:/%]*\d[\d.,:/%]*[)\]]?[.,;:]?$")
 LEADS_IN = (":", "--", "—", "–")  # how a sentence that introduces what follows it ends
 
 
-def worth_showing(shown: str, span: str) -> bool:
+def worth_showing(shown: str, span: str, led: str = "") -> bool:
     """Whether a sentence (``shown``, as the summary would show it; ``span``, as written) reads as something said,
     on its own: not one that ends on a colon or a dash (a bill's "... an operator shall by default--": what it
-    introduces is not shown) or goes on into the next list item
-    (``GOES_ON``), only points elsewhere (``POINTER``, ``SHOWN_IN``), is a caption (``CAPTION``, an image's), credits, a
-    quoted e-mail's header, a signature, a company's caveat or an advertisement (``CREDITS``, ``REPLY``, ``BARS``,
-    ``CAVEAT``, ``SPONSOR``), a short greeting, thanks or hand-over (``PLEASANTRY``, ``THANKS``, ``HANDOFF``), a
-    court's citations (``CITATION``, ``STATUTE``), a vote's record (``MOTION``), a list of names
-    (``LISTED_WORDS``), a table's row (``NUMBERS``) or mostly symbols (``SYMBOLS``)."""
+    introduces is not shown) or goes on into the next list item (``GOES_ON``; ``led``: the line leading into its
+    list, ``_lead_in``), only points elsewhere (``POINTER``, ``SHOWN_IN``), is a caption (``CAPTION``, an image's),
+    credits, a quoted e-mail's header, a signature, a company's caveat, an advertisement or a mailing's footer
+    (``CREDITS``, ``REPLY``, ``BARS``, ``CAVEAT``, ``SPONSOR``, ``MAILING``), a short greeting, thanks or hand-over
+    (``PLEASANTRY``, ``THANKS``, ``HANDOFF``), a court's citations (``CITATION``, ``STATUTE``), a vote's record
+    (``MOTION``), a list of names (``LISTED_WORDS``), a table's row (``NUMBERS``) or mostly symbols (``SYMBOLS``)."""
     words = shown.split()
     pointing = (POINTER.match(shown) is not None and PLACE.search(span) is not None) or SHOWN_IN.search(shown)
     listed = len(words) >= LISTED_WORDS and not any(w in STOP for w in map(str.lower, WORD.findall(shown))) \
         and not re.search(r"[.!?][\"'”’)\]]*$", shown)
     symbols = sum(SYMBOL.search(w) is not None for w in words) > SYMBOLS * len(words) or FORMULA_WORDS.search(shown)
     furniture = CREDITS.match(shown) or REPLY.search(shown) or shown.count(" | ") >= BARS or CAVEAT.search(shown) \
-        or SPONSOR.search(shown)
+        or SPONSOR.search(shown) or MAILING.search(shown)
     row = len(words) >= LISTED_WORDS and sum(NUMBER.match(w) is not None for w in words) > NUMBERS * len(words)
     item = ITEM.match(span) or CLAUSE.match(span)  # a list item that goes on, or goes on from, a sentence begun
     # above it (a policy's exclusion "3.3 arising from escape of water ...;" had read as cover without its "We will
-    # not pay for loss:")
-    going = item and (GOES_ON.search(shown) or span[item.end():item.end() + 1].islower())
+    # not pay for loss:"), unless that sentence (``led``: the line that leads into the list) says what the items are
+    # and does not deny them ("Under the plan, the state will:" over "- Provide $180 million ...;")
+    going = item and (GOES_ON.search(shown) or span[item.end():item.end() + 1].islower()) \
+        and not (led.rstrip().endswith(":") and not DENIED.search(led))
     image = IMAGE.search(span) or ("](" in span and span.count("]") > span.count("["))  # (a piece of) a caption
     return not (shown.rstrip().endswith(LEADS_IN) or going or (pointing and len(words) <= POINTER_WORDS)
                 or CAPTION.match(shown) or listed or symbols or furniture or row or image or _cited(shown)
                 or (MOTION.match(shown) is not None and len(words) <= MOTION_WORDS)
                 or (len(words) <= PLEASANTRY_WORDS and (PLEASANTRY.match(shown) or HANDOFF.match(shown)))
                 or THANKS.match(shown))
+
+
+def _lead_in(text: str, start: int, reach: int = 2000) -> str:
+    """The line that leads into the list a list item at ``start`` belongs to: the last one above it, within
+    ``reach`` characters, that is not blank or an item (an item's wrapped lines are indented); "" for none, or a
+    sentence that is no list's item."""
+    if not (ITEM.match(text, start) or CLAUSE.match(text, start)):
+        return ""
+    for line in reversed(text[max(0, start - reach):start].splitlines()):
+        if line.strip() and not (ITEM.match(line) or CLAUSE.match(line) or line[:1].isspace()):
+            return line
+    return ""
 
 
 def _cited(shown: str) -> bool:
@@ -380,7 +406,8 @@ class Extractive:
         nothing, else the best that fits, else the shortest); indices in document order. A sentence whose words
         are those of one picked already, or inside it, or that holds it (``sentences``, ``_repeats``: repeated
         boilerplate, a quote, a document pasted twice) is not picked; one with a sentence ``after`` which it is
-        read (``ANAPHOR``: the one before it) only once that one is picked, unless no other can be; one read after
+        read (``ANAPHOR``: the one before it) only once that one is picked (never where that one cannot be), unless
+        no other can be; one read after
         a sentence that follows it (a question in talk: its answer) never without that one, unless nothing else
         can be picked at all."""
         budget = self.budget if budget is None and count is None else budget or 10**12
@@ -391,8 +418,8 @@ class Extractive:
         pool = set(candidates)  # held until the sentence it is read after is picked, when it can be
         waiting: dict[int, list[int]] = {}
         for i in candidates:
-            if after and after[i] is not None and (after[i] in pool or after[i] > i):  # no question without answer
-                waiting.setdefault(after[i], []).append(i)
+            if after and after[i] is not None:  # no question without its answer, no "It" without what it is (where
+                waiting.setdefault(after[i], []).append(i)  # that can never be picked: only when nothing else can)
         held = {i for group in waiting.values() for i in group}
         candidates = [i for i in candidates if i not in held] or sorted(i for i in held if after[i] < i) or sorted(held)
         held = held.difference(candidates)
@@ -493,12 +520,13 @@ class Extractive:
         operator = [(t.start, t.end) for t in turns(text, transcript) if OPERATOR.fullmatch(t.speaker or "")]
         # a paper's references ("Longt5: Efficient text-to-text ..."), a title page's lines ("Harlow Station, Harlow
         # April 18, 2024")
-        back = back_matter(text, transcript) + operator + title_page(text, transcript)
+        back = back_matter(text, transcript) + operator + title_page(text, transcript) \
+            + sections_named(text, NOT_DONE, transcript)  # (a PRD's non-goals, which alone read as its goals)
         capitals = [_capitals(s) for s in sentences]
         shouting = sum(c for c, _ in capitals) > SHOUTED * max(1, sum(n for _, n in capitals))  # a text in capitals
         eligible = [MIN_WORDS <= len(s.split()) <= MAX_WORDS and substance(s) >= SUBSTANCE
                     and not (DISPLAYED.match(text, b) and not ENDED.search(s))  # "... is written" $$ ... $$
-                    and (shouting or c <= SHOUTED * n) and worth_showing(s, text[a:b])
+                    and (shouting or c <= SHOUTED * n) and worth_showing(s, text[a:b], _lead_in(text, a))
                     and not any(x <= a < y for x, y in back)
                     for s, (c, n), (a, b) in zip(sentences, capitals, spans)]
         said = [turn and turn.speaker for turn in speakers(text, [a for a, _ in spans], transcript)]

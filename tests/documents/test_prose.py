@@ -885,8 +885,30 @@ def test_speakers_named_in_capitals_are_shown_as_names_unless_some_are_not():
     assert [t.speaker for t in turns(mixed)][:2] == ["Jamie", "CEO"]  # one in capitals among names: as written
 
 
+def test_a_plays_stage_directions_are_no_ones_words():
+    """A play written "NAME: speech": a stage direction (a bracketed paragraph, over lines too) had gone on the
+    turn before it and been shown as that character's words ("Agnes: (ROSE hangs her coat ...)"), a direction after
+    a label as a sentence of theirs; each is no one's, and the words after a speech's "(Applause.)" its speaker's;
+    "SCENE ONE" and "END OF PLAY" are no one's words either."""
+    from lsgtool.documents.prose import turns
+
+    play = ("THE KEEPER\n\nSCENE ONE\n\n(A kitchen in a lighthouse cottage.\nA storm outside.)\n\n"
+            "ROSE: The road from Helston was under water.\n\nAGNES: (without turning) You should have stayed.\n\n"
+            "(ROSE hangs her coat on the hook.)\n\nROSE: Trinity House wants you out.\n\nEND OF PLAY\n")
+    assert [(turn.speaker, [play[a:b] for a, b in turn.pieces]) for turn in turns(play, True)] == [
+        (None, ["(A kitchen in a lighthouse cottage.", "A storm outside.)"]),
+        ("Rose", ["The road from Helston was under water."]), ("Agnes", ["You should have stayed."]),
+        (None, ["(ROSE hangs her coat on the hook.)"]), ("Rose", ["Trinity House wants you out."])]
+    speech = "MAYOR: We will build homes.\n\n(Applause.)\n\nAnd we will pay for them.\n\nCLERK: Thank you.\n"
+    assert [(turn.speaker, [speech[a:b] for a, b in turn.pieces]) for turn in turns(speech, True)] == [
+        ("Mayor", ["We will build homes."]), (None, ["(Applause.)"]), ("Mayor", ["And we will pay for them."]),
+        ("Clerk", ["Thank you."])]
+
+
 def test_a_transcripts_title_page_is_not_glued_to_its_first_sentence():
-    from lsgtool.documents.prose import is_transcript
+    """A transcript's title page is no one's words: nor is a header's "TRANSCRIPT: MAYORAL DEBATE" (it had been
+    the debate's first turn, by "Transcript", and its summary's first sentence) or an editor's bracketed note."""
+    from lsgtool.documents.prose import is_transcript, turns
 
     text = ("AEROLUX AP-500 SMART AIR PURIFIER\nFrequently Asked Questions\nRevision 3 (May 2024)\n\n"
             "This guide answers the questions our support team hears most often.\n\nGETTING STARTED\n\n"
@@ -897,6 +919,13 @@ def test_a_transcripts_title_page_is_not_glued_to_its_first_sentence():
     assert [readable(text[a:b], spoken=True) for a, b in prose_sentences(text)][:2] == [
         "This guide answers the questions our support team hears most often.",
         "What size of room is the AP-500 designed for?"]
+    debate = ("TRANSCRIPT: MAYORAL DEBATE, CITY OF PORT ESSEX\nHosted by WKNA Public Media, October 14\n\n"
+              "PARTICIPANTS:\nDana Whitcomb, City Treasurer\n\n[Transcript prepared from the broadcast feed.]\n\n"
+              "OSEI: Good evening. Our first question is on housing.\n\nWHITCOMB: I would end single-family zoning.\n\n"
+              "OSEI: Councillor?\n\nCALLOWAY: I would cut permit times.\n")
+    assert [turn.speaker for turn in turns(debate)] == ["Osei", "Whitcomb", "Osei", "Calloway"]  # a header's label
+    moderated = debate.replace("OSEI:", "MODERATOR:")  # a label that speaks again is a speaker's
+    assert [turn.speaker for turn in turns(moderated)][:2] == ["Moderator", "Whitcomb"]
     unlabelled = "so we started the meeting late\n\nthe budget was the first thing we looked at\n\n" * 3
     assert " ".join(readable(unlabelled[a:b], spoken=True) for a, b in prose_sentences(unlabelled, True)).startswith(
         "We started the meeting late")  # no turn at all: no title page before one
