@@ -190,6 +190,14 @@ SPONSOR = re.compile(r"\b(?:(?:this (?:episode|show|video|podcast) is )?brought 
 MAILING = re.compile(r"\bview (?:this (?:e-?mail|newsletter|message)|it) (?:in|on) (?:your|a) (?:web )?browser\b|"
                      r"\byou(?:['’]re| are) receiving this (?:e-?mail|newsletter|message)\b|\bunsubscribe\b|"
                      r"\bupdate your (?:e-?mail )?preferences\b|\bmanage your (?:subscription|e-?mail)", re.IGNORECASE)
+# a medicine leaflet's template, which every leaflet prints (the EU's QRD template's): "Read all of this leaflet
+# carefully ...", "Like all medicines, this medicine can cause side effects ...", "If you get any side effects, talk
+# to your doctor ..." (a leaflet's summary had been five of them, and not what the medicine treats)
+LEAFLET = re.compile(r"\bread all of this leaflet\b|\bkeep this leaflet\b|\bdo not pass it on to others\b|"
+                     r"\bif you get any side effects,? talk to\b|\b(?:always )?(?:take|use) this medicine exactly as\b|"
+                     r"\blike all medicines,? this medicine can cause side effects\b|\breport side effects directly\b|"
+                     r"\bthis includes any possible side effects not listed\b|\bcheck with your (?:doctor|pharmacist)"
+                     r"(?: or (?:pharmacist|nurse))? if you are not sure\b", re.IGNORECASE)
 # a greeting or a thanks, and little more: "Thank you, operator, and good afternoon, everyone."
 # (after a "Hi," or "Hi Tom.": "Hi, thanks for taking the question, and congrats on the margin.")
 PLEASANTRY = re.compile(r"(?:(?:hi|hey|hello|yes|yeah|great|sure|okay|ok)(?: \w+)?[,!.] )?"
@@ -222,17 +230,18 @@ def worth_showing(shown: str, span: str, led: str = "") -> bool:
     on its own: not one that ends on a colon or a dash (a bill's "... an operator shall by default--": what it
     introduces is not shown) or goes on into the next list item (``GOES_ON``; ``led``: the line leading into its
     list, ``_lead_in``), only points elsewhere (``POINTER``, ``SHOWN_IN``), is a caption (``CAPTION``, an image's),
-    credits, a quoted e-mail's header, a signature, a company's caveat, an advertisement or a mailing's footer
-    (``CREDITS``, ``REPLY``, ``BARS``, ``CAVEAT``, ``SPONSOR``, ``MAILING``), a short greeting, thanks or hand-over
-    (``PLEASANTRY``, ``THANKS``, ``HANDOFF``), a court's citations (``CITATION``, ``STATUTE``), a vote's record
-    (``MOTION``), a list of names (``LISTED_WORDS``), a table's row (``NUMBERS``) or mostly symbols (``SYMBOLS``)."""
+    credits, a quoted e-mail's header, a signature, a company's caveat, an advertisement, a mailing's footer or a
+    leaflet's template (``CREDITS``, ``REPLY``, ``BARS``, ``CAVEAT``, ``SPONSOR``, ``MAILING``, ``LEAFLET``), a short
+    greeting, thanks or hand-over (``PLEASANTRY``, ``THANKS``, ``HANDOFF``), a court's citations (``CITATION``,
+    ``STATUTE``), a vote's record (``MOTION``), a list of names (``LISTED_WORDS``), a table's row (``NUMBERS``) or
+    mostly symbols (``SYMBOLS``)."""
     words = shown.split()
     pointing = (POINTER.match(shown) is not None and PLACE.search(span) is not None) or SHOWN_IN.search(shown)
     listed = len(words) >= LISTED_WORDS and not any(w in STOP for w in map(str.lower, WORD.findall(shown))) \
         and not re.search(r"[.!?][\"'”’)\]]*$", shown)
     symbols = sum(SYMBOL.search(w) is not None for w in words) > SYMBOLS * len(words) or FORMULA_WORDS.search(shown)
     furniture = CREDITS.match(shown) or REPLY.search(shown) or shown.count(" | ") >= BARS or CAVEAT.search(shown) \
-        or SPONSOR.search(shown) or MAILING.search(shown)
+        or SPONSOR.search(shown) or MAILING.search(shown) or LEAFLET.search(shown)
     row = len(words) >= LISTED_WORDS and sum(NUMBER.match(w) is not None for w in words) > NUMBERS * len(words)
     item = ITEM.match(span) or CLAUSE.match(span)  # a list item that goes on, or goes on from, a sentence begun
     # above it (a policy's exclusion "3.3 arising from escape of water ...;" had read as cover without its "We will

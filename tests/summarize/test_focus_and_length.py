@@ -460,6 +460,9 @@ def test_a_verse_numbered_bible_is_summarised_without_its_verse_labels(runner, a
      False),  # (what it thanks them for is something said)
     ("You are receiving this email because you signed up for the Greenway Gazette.", True),  # a mailing's footer
     ("Having trouble viewing this email? View it in your browser.", True),
+    ("Like all medicines, this medicine can cause side effects, although not everybody gets them.", True),
+    ("Read all of this leaflet carefully before you start taking this medicine.", True),  # a leaflet's template
+    ("Velotrex contains ramiprazole, which reduces the acid your stomach makes.", False),
     ("Proposed Cllr Desai, seconded Cllr Trent, all in favour.", True),  # a vote's record in minutes
     ("Motion by Smith, seconded by Jones; carried 5-0 with one abstention.", True),
     ("It was moved by Cllr Desai, seconded by Cllr Trent, that the Council buy a speed sign.", False),  # the resolution
