@@ -11,7 +11,7 @@ import io
 import re
 import zipfile
 
-from lsgtool.documents.model import Chapter, DocumentError
+from lsgtool.documents.model import Chapter, DocumentError, counted
 from lsgtool.documents.webpage import headings_of, text_of
 
 FRONT_MATTER = {"cover", "titlepage", "title-page", "toc", "copyright-page", "copyright", "frontmatter", "halftitlepage",
@@ -92,6 +92,9 @@ def read_epub(data: bytes, name: str) -> tuple[list[Chapter], str | None, list[s
     if not chapters:
         raise DocumentError(f"'{name}' has no text in its spine.", "check that the EPUB is not empty.")
     titles = book.get_metadata("DC", "title")
-    notes = [f"EPUB: {len(chapters)} chapters from the spine" + (f"; front matter left out: {', '.join(skipped)}"
-                                                                if skipped else "")]
-    return chapters, titles[0][0] if titles else None, notes
+    title = titles[0][0] if titles else None  # (pandoc's title page is named by the book's title: so said)
+    skipped = ["the title page" if title and " ".join(part.split()) == " ".join(title.split()) else part
+               for part in skipped]
+    notes = [f"EPUB: {counted(len(chapters), 'chapter')} from the spine"
+             + (f"; front matter left out: {', '.join(skipped)}" if skipped else "")]
+    return chapters, title, notes

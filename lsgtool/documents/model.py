@@ -18,6 +18,13 @@ def kinds_said(conjunction: str = "or") -> str:
     return ", ".join(NAMED_KINDS[:-1]) + f" {conjunction} {NAMED_KINDS[-1]}"
 
 
+def counted(n: int, thing: str) -> str:
+    """``n`` of a ``thing`` as a note says them: "1 chapter", "2 chapters"; in a phrase, "|s" marks where the
+    plural's "s" goes ("footnote line|s moved": "1 footnote line moved", "3 footnote lines moved")."""
+    return f"{n:,} " + (thing.replace("|s", "" if n == 1 else "s", 1) if "|s" in thing else
+                        thing if n == 1 else thing + "s")
+
+
 SEPARATOR = " — "  # between the title of a book (or chapter) and that of a chapter (or section) in it
 
 

@@ -13,7 +13,7 @@ import unicodedata
 from collections import Counter
 from itertools import accumulate
 
-from lsgtool.documents.model import Chapter, DocumentError
+from lsgtool.documents.model import Chapter, DocumentError, counted
 from lsgtool.documents.prose import HYPHENS, rejoined, word_counts
 
 PAGE_NUMBER = re.compile(r"^\W*(page\s*)?[0-9ivxlc]+\W*$", re.IGNORECASE)
@@ -79,11 +79,12 @@ def clean_pages(split: list[list[str]], common: set[str],
     text = HYPHENATED.sub(join, _paragraphs(text))  # the lines' widths as printed tell paragraphs
     parts = re.sub(r"([-\u00ad\u2010])\n(?!\n)", r"\1 ", text).split(PAGE)  # "2015-" and "(2016)": a space
     text, starts = "".join(parts), list(accumulate(len(part) for part in parts[:-1]))
-    counts = {"furniture lines removed": removed, "hyphenated words joined": joined}
+    counts = {"furniture line|s removed": removed, "hyphenated word|s joined": joined}
     return text, starts + [len(text)] * len(marks), counts
 
 
 HEADING_WIDTH = 0.6  # of the usual line: a line this short that ends no sentence may be a heading
+SECTION_WIDTH = 0.8  # and a numbered section's heading this short ("1. Where your water comes from", in a column)
 BULLET = re.compile(r"[•▪●◦‣∙·\-–*]|\d{1,2}[.)]|\([a-z\d]\)")  # a list item's mark alone on its line ("1.", "(a)")
 # a section's heading: "1. Introduction", "2.3 Radio-tracking", "IV. RESULTS", a paper's "ABSTRACT"
 SECTION_WORD = re.compile(r"(?:ABSTRACT|Abstract|INTRODUCTION|REFERENCES|References|ACKNOWLEDGE?MENTS?|"
@@ -109,7 +110,10 @@ def _paragraphs(text: str) -> str:
     out, current = [], []
     for k, (line, size) in enumerate(zip(lines, sizes)):
         bare = line.replace(PAGE, "").strip()
-        if current and size < HEADING_WIDTH * usual and SECTION_LINE.fullmatch(bare) and (
+        after = lines[k + 1].replace(PAGE, "").lstrip() if k + 1 < len(lines) else ""
+        section = size < SECTION_WIDTH * usual and SECTION_LINE.fullmatch(bare) is not None \
+            and HEADING_NEXT.match(after) is not None  # (not "2 Kings and Chronicles, which the" over "library")
+        if current and section and (
                 current[-1].endswith((".", "!", "?", '"', "”", "’")) or SECTION_WORD.fullmatch(bare)):
             out.append(_joined(current))  # a numbered section's heading after a sentence's end (a line of a wider
             current = []  # abstract above two columns), or a paper's "ABSTRACT" after its affiliation: its own
@@ -119,12 +123,12 @@ def _paragraphs(text: str) -> str:
             out.append(_joined(current))
             current = []
         current.append(line.strip())
-        after = lines[k + 1].replace(PAGE, "").lstrip() if k + 1 < len(lines) else ""
         if BULLET.fullmatch(line.replace(PAGE, "").strip()):
             continue  # a bullet on a line of its own goes with its item
         if row or size < 0.8 * usual and line.rstrip().endswith((".", "!", "?", ":", '"', "”", "’")) or \
-                size < HEADING_WIDTH * usual and not line.rstrip().endswith((",", ";", "-", "–", "—")) and \
-                HEADING_NEXT.match(after) or CAPTION_LINE.match(current[0]) and SECTION_LINE.fullmatch(after):
+                (size < HEADING_WIDTH * usual or section and len(current) == 1) and \
+                not line.rstrip().endswith((",", ";", "-", "–", "—")) and HEADING_NEXT.match(after) or \
+                CAPTION_LINE.match(current[0]) and SECTION_LINE.fullmatch(after):
             out.append(_joined(current))
             current = []
     if current:
@@ -225,5 +229,5 @@ def read_pdf(data: bytes, name: str) -> tuple[list[Chapter], str | None, list[st
 
 
 def _notes(pages: int, counts: dict[str, int], footnotes: int = 0) -> list[str]:
-    moved = {f"footnote lines moved to the end (under '{FOOTNOTES}')": footnotes} if footnotes else {}
-    return [f"PDF: {pages} pages; " + ", ".join(f"{n} {what}" for what, n in {**counts, **moved}.items())]
+    moved = {f"footnote line|s moved to the end (under '{FOOTNOTES}')": footnotes} if footnotes else {}
+    return [f"PDF: {counted(pages, 'page')}; " + ", ".join(counted(n, what) for what, n in {**counts, **moved}.items())]

@@ -70,6 +70,18 @@ def _hidden(node) -> bool:
         or "visibility:hidden" in style
 
 
+def _cell(node) -> bool:
+    return isinstance(node.tag, str) and node.tag.split("}")[-1] in ("td", "th")
+
+
+def _data_row(row) -> bool:
+    """Whether a ``<tr>`` is a row of data: two cells or more, none holding a block of its own (a layout table's
+    cells hold paragraphs and headings: an e-mail's columns are text)."""
+    cells = [cell for cell in row if _cell(cell)]
+    return len(cells) >= 2 and not any(isinstance(el.tag, str) and el.tag.split("}")[-1] in BLOCKS - {"br"}
+                                       for cell in cells for el in cell.iterdescendants())
+
+
 def text_of(element, flow: bool = False) -> str:
     """Text of an element, a blank line after each block element; ``flow``: a line break in the markup is a space
     (HTML's own rule; not inside ``<pre>``), as a web page's source wraps its paragraphs."""
@@ -85,6 +97,10 @@ def text_of(element, flow: bool = False) -> str:
         said = (lambda words: words) if pre or not flow else (lambda words: words.replace("\n", " "))
         if tag in BLOCKS and parts and not parts[-1].endswith("\n") and not (marked and parts[-1] is marked[0]):
             parts.append("\n\n")  # a block begins a paragraph ("Heating<div>Is it worth ...": not "HeatingIs")
+        if tag == "tr" and _data_row(node):  # a table's row of cells: one line, its cells apart as Markdown's are
+            cells = [" ".join(cell.text_content().split()) for cell in node if _cell(cell) and not _hidden(cell)]
+            parts.append(f"\n\n| {' | '.join(cells)} |\n\n")  # (each cell had been a paragraph: a description
+            return  # shown without the name of what it describes, and a paragraph's count past the table wrong)
         if tag == "li":  # a list's item, marked as Markdown marks it: what goes on from the line above it is read so
             parent = node.getparent()  # ("Do not take Velotrex:" over "- if you are allergic to ...;")
             ordered = parent is not None and parent.tag.split("}")[-1] == "ol"

@@ -30,7 +30,7 @@ def test_typeset_pdf_reads_as_the_source_text():
     matched = sum(block.size for block in matcher.get_matching_blocks())
     assert len(source) - matched <= len(source) // 200 and len(got) - matched <= len(source) // 200  # <= 0.5 % off
     assert "The First Book of Moses" not in document.text and not re.search(r"Page \d", document.text)
-    assert re.search(r"(\d+) hyphenated words joined", document.notes[0]).group(1) != "0"
+    assert re.search(r"(\d+) hyphenated words? joined", document.notes[0]).group(1) != "0"
 
 
 def test_pandoc_epub_gives_its_chapters_without_the_title_page():
@@ -40,6 +40,13 @@ def test_pandoc_epub_gives_its_chapters_without_the_title_page():
     assert [c.title for c in document.chapters] == ["Chapter 1", "Chapter 2", "Chapter 3", "Chapter 4"]
     assert document.chapters[0].text.startswith("In the beginning God created")
     assert _words(document.text) == _words((DATA / "genesis.txt").read_text())
+    # the note says what was left out as a reader would ("the title page", not the book's own title) and counts well
+    assert document.notes == ["EPUB: 4 chapters from the spine; front matter left out: the title page"]
+    from lsgtool.documents.model import counted
+
+    assert [counted(1, "chapter"), counted(2, "page"), counted(1, "footnote line|s moved"),
+            counted(1200, "footnote line|s moved")] == ["1 chapter", "2 pages", "1 footnote line moved",
+                                                       "1,200 footnote lines moved"]
 
 
 def test_text_chapters_from_headings():
@@ -490,6 +497,28 @@ def test_a_pages_hidden_text_site_banner_and_first_items_heading_are_not_its_tex
     assert read_bytes(opening.encode(), "gazette.html", ".html").title == "Alder Street bike lane opens"
 
 
+def test_a_pages_data_table_is_a_line_a_row_and_a_layout_tables_cells_are_text():
+    """A table of data had been a paragraph a cell ("One of draft, rated, purchased." shown without the field it
+    describes, and the paragraphs after it counted wrong): a row is one line, its cells apart as Markdown's are (no
+    sentence of prose); a layout table's cells, which hold paragraphs, are text."""
+    pytest.importorskip("lxml")
+    from lsgtool.documents.prose import prose_sentences
+
+    data = ("<html><body><main><h1>Shipments</h1><p>A shipment moves a parcel from you to a customer.</p><table>"
+            "<tr><th>Field</th><th>Description</th></tr><tr><td><code>status</code></td><td>One of draft, rated or "
+            "purchased.</td></tr></table><p>Create one with a POST request.</p></main></body></html>")
+    document = read_bytes(data.encode(), "api.html", ".html")
+    assert document.text.split("\n\n") == ["A shipment moves a parcel from you to a customer.",
+                                           "| Field | Description |", "| status | One of draft, rated or purchased. |",
+                                           "Create one with a POST request."]
+    assert [document.text[a:b] for a, b in prose_sentences(document.text)] == [
+        "A shipment moves a parcel from you to a customer.", "Create one with a POST request."]
+    layout = ("<html><body><table><tr><td><h2>Bike lane opens</h2><p>The lane opened on Monday.</p></td>"
+              "<td><p>The library opens in March.</p></td></tr></table></body></html>")
+    assert read_bytes(layout.encode(), "mail.html", ".html").text.split("\n\n") == [
+        "The lane opened on Monday.", "The library opens in March."]
+
+
 def test_a_web_page_s_links_sharing_comments_and_byline_are_left_out():
     """Inside <main>: a byline, a row of links ("Jump to Recipe · Print Recipe"), share buttons, a complementary
     box, a list of related links and the comments are furniture (by their class, role, or share of words in links);
@@ -500,7 +529,8 @@ def test_a_web_page_s_links_sharing_comments_and_byline_are_left_out():
     document = read_bytes(page.encode(), "dal.html", ".html")
     assert document.title == "Lemon Dal"
     paragraphs = document.text.split("\n\n")
-    assert [p.split()[0] for p in paragraphs] == ["This", "Red", "1.", "2.", "Comments", "A", "Version", "Version"]
+    assert [p.split()[0] for p in paragraphs] == ["This", "Red", "1.", "2.", "Comments", "A", "|"]
+    assert paragraphs[-1] == "| Version 1 | Version 2 |"  # a table's row: one line, its cells apart
     assert "as the guide to citrus explains" in paragraphs[1]
     assert "crème fraîche" in paragraphs[0]  # UTF-8 though no <meta charset> says so
     assert "6 blocks of links, sharing, comments, bylines, captions or corrections left out" in document.notes[0]
@@ -599,6 +629,14 @@ def test_a_pdfs_section_heading_after_a_wider_abstract_is_its_own_paragraph():
                               f"{wide} {wide} widen to at least 3 m."]
     assert paragraphs[3] == "1. Introduction" and paragraphs[5] == "2.1. Study sites"
     assert paragraphs[6].endswith(f"{column} 2 Kings and Chronicles, which {column}.")
+    narrow = ["The Authority supplied 41.7 million cubic metres", "of water to the homes of the city last year.",
+              "1. Where your water comes from", "The Authority draws its water from the two",
+              "sources in the hills above the city and treats", "all of it at the plant by the river each day.",
+              "2 Kings and Chronicles, which", "the library has, are read by the children."]
+    assert _paragraphs("\n".join(narrow)).split("\n\n")[1:] == [  # a column's numbered heading, wider than 0.6
+        "1. Where your water comes from", "The Authority draws its water from the two sources in the hills above the "
+        "city and treats all of it at the plant by the river each day. 2 Kings and Chronicles, which the library "
+        "has, are read by the children."]  # (a line that begins with a number, going on in lower case, no heading)
 
 
 def test_a_pdfs_table_rows_caption_and_numbered_items_are_not_read_into_the_paragraph_above():
@@ -646,7 +684,7 @@ def test_a_pdfs_footnotes_are_moved_to_its_end_out_of_the_paragraph_going_on_ove
     notes = text.index("Footnotes")
     assert text.index("Agency officials said") > notes > text.index("contact me")
     assert [text[a:b].split("\n")[0] for a, b in back_matter(text)] == ["Footnotes"]
-    assert "1 footnote lines moved to the end (under 'Footnotes')" in document.notes[0]
+    assert "1 footnote line moved to the end (under 'Footnotes')" in document.notes[0]  # (one line: "line")
     assert document.pages[1] == text.index("contact me")  # the pages still begin where they did
     slides = pymupdf.open()  # a crowded slide's bullets, smaller than the deck's usual type: no footnotes
     words = "pumps valves seals hoses motors gauges filters tanks pipes cables fans belts".split()
@@ -657,7 +695,7 @@ def test_a_pdfs_footnotes_are_moved_to_its_end_out_of_the_paragraph_going_on_ove
         bullets = [f"The {words[j]} of the batch were {did} by the engineers in March." for j in range(many)]
         slide.insert_text((72, 110), "\n".join(bullets), fontsize=10 if many == 8 else 14)
     read = read_bytes(slides.tobytes(), "deck.pdf", ".pdf")
-    assert "Footnotes" not in read.text and "footnote lines moved" not in read.notes[0]
+    assert "Footnotes" not in read.text and "footnote line" not in read.notes[0]
     assert "The tanks of the batch were tested" in read.text
 
 
