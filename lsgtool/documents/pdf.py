@@ -31,11 +31,12 @@ FOOTNOTES = "Footnotes"
 
 
 def _furniture(pages: list[list[str]]) -> set[str]:
-    """Lines (digits masked) at the top or bottom of at least half the pages (and 3): running heads and feet."""
+    """Lines (digits masked) at the top or bottom of at least half the pages (and 3), or of every page but the first
+    at most (and 2: a letter of two pages, a report's head that skips its first page): running heads and feet."""
     counts: Counter[str] = Counter()
     for lines in pages:
         counts.update({_mask(line) for line in lines[:EDGE_LINES] + lines[-EDGE_LINES:]})
-    return {line for line, n in counts.items() if n >= max(3, len(pages) // 2)}
+    return {line for line, n in counts.items() if n >= max(3, len(pages) // 2) or n >= max(2, len(pages) - 1)}
 
 
 def _mask(line: str) -> str:

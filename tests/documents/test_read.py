@@ -658,6 +658,32 @@ def test_a_pdfs_table_rows_caption_and_numbered_items_are_not_read_into_the_para
         lines[3], lines[4], lines[5], lines[6], f"{body} work.", lines[9], f"1. {lines[11]}", f"2. {lines[13]}"]
 
 
+def test_a_short_pdfs_running_head_and_foot_are_furniture():
+    """A letter of two pages repeats its foot on both, a report's head skips its first page: a line at the edge of
+    every page, or of every page but the first, is furniture once it is on two (it had been read into the sentence
+    going on over the page); a line at the edge of one page of two is text."""
+    pymupdf = pytest.importorskip("pymupdf")
+
+    def pdf(pages, head=None, foot=None):
+        document = pymupdf.open()
+        for n, body in enumerate(pages, 1):
+            page = document.new_page()
+            if head and n > 1:
+                page.insert_text((72, 40), head, fontsize=10)
+            page.insert_text((72, 90), body, fontsize=10)
+            if foot:
+                page.insert_text((72, 800), foot(n), fontsize=10)
+        return read_bytes(document.tobytes(), "letter.pdf", ".pdf").text
+
+    two = pdf(["We had a strong year, and the company sold windows and doors in many", "markets at once."],
+              foot=lambda n: f"Letter to Shareholders, page {n}")
+    assert "Letter to Shareholders" not in two and "in many markets at once." in two
+    three = pdf(["Our first page.", "Our second page.", "Our third page."], head="Harrow Holdings, Annual Report")
+    assert "Harrow" not in three and "Our third page." in three
+    once = pdf(["Our first page.", "Our second page."], foot=lambda n: "Signed by the chair." if n == 2 else "")
+    assert "Signed by the chair." in once
+
+
 def test_a_pdfs_footnotes_are_moved_to_its_end_out_of_the_paragraph_going_on_over_the_page():
     """A page's footnotes (set smaller, at its foot) had been read into the paragraph that goes on over the page
     ("... please FEMA officials stated ..."): they go to the end under a heading of their own, and the note says so."""
