@@ -96,7 +96,14 @@ HEADING_NEXT = re.compile(r"[A-Z0-9•▪●◦\-–—*\"“‘(\[]")  # what t
 # a table's row set in columns with spaces ("Hurricane Ian (2022)      47,413      41"; a justified line's words are
 # one space apart) and a table's or a figure's caption: lines of their own, not words of the paragraph above ("...
 # until they receive payment. Event Claims Percent ... Table 1: Share of ... 3.2. FEMA's Reinspection ...")
-TABLE_ROW = re.compile(r"\S(?: {3,}|\t)\S")
+TABLE_ROW = re.compile(r" {3,}|\t")  # the gap between two cells
+
+
+def _row(line: str) -> bool:
+    """Whether a PDF's line is a table's row set in columns: two cells or more with a gap of spaces between them,
+    one holding a number (a line of justified monospace text has gaps between its words too: "repair   any")."""
+    cells = [cell for cell in TABLE_ROW.split(line.strip()) if cell]
+    return len(cells) >= 2 and any(any(ch.isdigit() for ch in cell) for cell in cells)
 CAPTION_LINE = re.compile(r"(?:Table|TABLE|Figure|FIGURE|Fig\.|Exhibit)\s+[\dA-Z]+(?:\.\d+)?[:.]\s")
 
 
@@ -118,18 +125,22 @@ def _paragraphs(text: str) -> str:
                 current[-1].endswith((".", "!", "?", '"', "”", "’")) or SECTION_WORD.fullmatch(bare)):
             out.append(_joined(current))  # a numbered section's heading after a sentence's end (a line of a wider
             current = []  # abstract above two columns), or a paper's "ABSTRACT" after its affiliation: its own
-        row = TABLE_ROW.search(bare) is not None
-        if current and (row or CAPTION_LINE.match(bare) or BULLET.fullmatch(bare)):  # a table's row, a caption, a
-            # list item's mark alone on its line: each begins a paragraph
-            out.append(_joined(current))
-            current = []
+        row = _row(bare)
+        ended = not current or current[-1].endswith((".", "!", "?", ":", ";", '"', "”", "’"))
+        # a list item's mark alone on its line ("•"; a number, "12.", only after a sentence's end and before a
+        # capital: not "... until March" over "12." over "Members asked ...")
+        mark = BULLET.fullmatch(bare) is not None and (not bare[:1].isdigit() and not bare.startswith("(")
+                                                       or ended and HEADING_NEXT.match(after) is not None)
+        if current and (row or mark or CAPTION_LINE.match(bare) and ended):  # a table's row, a caption after a
+            out.append(_joined(current))  # sentence's end (not "... as shown in" over "Figure 3."), a list item's
+            current = []  # mark: each begins a paragraph
         current.append(line.strip())
-        if BULLET.fullmatch(line.replace(PAGE, "").strip()):
+        if mark:
             continue  # a bullet on a line of its own goes with its item
         if row or size < 0.8 * usual and line.rstrip().endswith((".", "!", "?", ":", '"', "”", "’")) or \
                 (size < HEADING_WIDTH * usual or section and len(current) == 1) and \
                 not line.rstrip().endswith((",", ";", "-", "–", "—")) and HEADING_NEXT.match(after) or \
-                CAPTION_LINE.match(current[0]) and SECTION_LINE.fullmatch(after):
+                CAPTION_LINE.match(current[0]) and SECTION_LINE.fullmatch(after) is not None:
             out.append(_joined(current))
             current = []
     if current:

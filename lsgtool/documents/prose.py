@@ -416,9 +416,8 @@ def _spoken_lines(text: str) -> Iterator[tuple[int, int, str | None, str | None]
 
 
 # a transcript's header's labels: "TRANSCRIPT: MAYORAL DEBATE, ...", "Date: 14 October", "Location: Rosewood Hall"
-HEADER_LABEL = re.compile(r"(?i:transcript|participants|moderators?|panel(?:ists)?|candidates|present|attendees|"
-                          r"in attendance|date|location|venue|time|place|subject|topic|event|hosts?|guests?|"
-                          r"recorded|source|title)")
+HEADER_LABEL = re.compile(r"(?i:transcript|participants|present|attendees|in attendance|date|location|venue|time|"
+                          r"place|subject|topic|event|recorded|source|title)")  # (not a "Host:", who speaks)
 # a play's parts, each on a line of its own: "SCENE TWO", "ACT I", "END OF PLAY", "CURTAIN" (no one's words)
 PLAY_PART = re.compile(r"(?:(?:ACT|SCENE)\s+(?:[IVX]+|\d+|[A-Z]+)\.?|END OF (?:PLAY|SCENE|ACT)|CURTAIN|BLACKOUT|"
                        r"INTERVAL|INTERMISSION)\.?")
@@ -426,14 +425,18 @@ OPENING_ASIDE = re.compile(r"\([^()\n]{1,80}\)[ \t]+(?=\S)")  # "(rising, taking
 
 
 def _directions(lines: list[tuple[int, int, str]]) -> set[int]:
-    """The indices of ``lines`` in a stage direction: a paragraph of lines without a speaker's label that opens
-    with "(" and closes with ")" (or in square brackets)."""
+    """The indices of ``lines`` in a stage direction: a paragraph of its own, of lines without a speaker's label,
+    that opens with "(" and closes with ")" (or in square brackets); not lines going on a turn's."""
     found: set[int] = set()
     run: list[int] = []
+    going = False  # whether the lines go on a turn's, with no blank line between (no direction of their own)
     for k, (_, _, line) in enumerate([*lines, (0, 0, "")]):
         if line.strip() and not TURN.match(line):
             run.append(k)
             continue
+        if going:
+            run = []
+        going = bool(line.strip())  # a turn's line: the lines right after it are its
         ends = (lines[run[0]][2].lstrip()[:1], lines[run[-1]][2].rstrip()[-1:]) if run else ("", "")
         if ends in (("(", ")"), ("[", "]")):  # (or a transcriber's "[Transcript prepared from the feed.]")
             found.update(run)

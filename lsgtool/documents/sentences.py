@@ -16,10 +16,11 @@ ET_AL = re.compile(r"(?<=\bet al)\.(?=\s*[(\[])|(?:(?<=\b(?:No|pp|Ch|Eq))|(?<=\b
                    r"Eqs))|(?<=\b(?:FIGS|Figs|Secs|Refs|Para|para|Stat|Supp)))\.(?=\s*\d)|"
                    r"(?<=\b(?:Rev|Pub))\.(?=\s*(?:Code|Stat|L)\b)|(?<=\bAnn)\.(?=\s*§)|(?<=\b[Hh]on)\.(?=\s+\w)|"
                    r"(?:(?<=\b(?:Ex|Id|Br|Tr))|(?<=\b(?:Exs|Mot|Opp|Aff))|(?<=\bDecl)|(?<=\bCompl))\.(?=\s*(?:¶|\d|at\b))|"
-                   r"(?:(?<=\bEx)|(?<=\bExs))\.(?=\s*[A-Z]{1,2}\b)|(?<=\bAm)\.(?=\s*Compl\b)")
+                   r"(?:(?<=\bEx)|(?<=\bExs))\.(?=\s*[A-Z]{1,2}(?:[.,;)-]|\s+(?:¶|at\b)))|(?<=\bAm)\.(?=\s*Compl\b)")
 # ... and in "Okafor v. Harborview Logistics, Inc., No. 2:20-cv-01187", "Vol. 3", "pp. 12-19", a patent's "FIG. 3",
 # a bill's "SEC. 2.", a statute's "124 Stat. 119", "Ohio Rev. Code Ann. § 5721.20", "Pub. L. 115-72" before a number,
 # a parliament's "the right hon. Lady"; a brief's record citations: "Id. ¶ 13; Ex. A.", "Am. Compl. ¶ 18", "Decl. at 4"
+JOINED_WORDS = 60  # a sentence joined across its semicolons is at most this long (a list of clauses stays apart)
 EXHIBIT = re.compile(r"\b(?:Exs?\.|Exhibits?)\s+[A-Z]{1,2}(?:-\d+)?\.(?=\s+[A-Z])")  # a record's "Ex. A." ends a cite
 # a wiki's citation markers right after a sentence's end (".[4] With", ".[14][15]", ".[citation needed]"): syntok
 # reads on through them; hidden from it (blanks for characters), they fall between the sentences
@@ -82,7 +83,8 @@ def sentence_spans(text: str, start: int = 0, end: int | None = None) -> Iterato
             if tokens:
                 last = tokens[-1]
                 a, b = start + tokens[0].offset, start + last.offset + len(last.value)
-                if spans and text[spans[-1][1] - 1] == ";" and "\n" not in text[spans[-1][1]:a]:
+                if spans and text[spans[-1][1] - 1] == ";" and "\n" not in text[spans[-1][1]:a] \
+                        and len(text[spans[-1][0]:b].split()) <= JOINED_WORDS:
                     spans[-1] = (spans[-1][0], b)  # a semicolon ends no sentence ("... buy a label; Parcelwise
                 else:  # then tracks it"), where the next goes on in its line (a list's item on its own stays one)
                     spans.append((a, b))

@@ -60,14 +60,22 @@ def _code(pre) -> bool:
     return 2 * sum(1 for line in lines if CODE_LINE.search(line)) >= len(lines) > 0
 
 
+HIDDEN_WORDS = 30  # a hidden element of at most this many words is no text (a hidden FAQ answer or tab is)
+
+
 def _hidden(node) -> bool:
-    """Whether an element is not shown: its ``hidden`` attribute, ``aria-hidden="true"``, or a style that hides it
-    (an e-mail's preview line, "display:none", which an inbox shows and the message does not)."""
+    """Whether an element is not shown and no text a reader opens: its ``hidden`` attribute, ``aria-hidden="true"``,
+    or a style that hides it, on at most ``HIDDEN_WORDS`` words and no block of its own (an e-mail's preview line,
+    "display:none", which an inbox shows and the message does not; not an accordion's answer or a tab's panel, its
+    heading and paragraphs shown on a click)."""
     if not isinstance(node.tag, str):
         return False
     style = (node.get("style") or "").replace(" ", "").lower()
-    return node.get("hidden") is not None or node.get("aria-hidden") == "true" or "display:none" in style \
-        or "visibility:hidden" in style
+    hides = node.get("hidden") not in (None, "until-found") or node.get("aria-hidden") == "true" \
+        or "display:none" in style or "visibility:hidden" in style
+    return hides and (node.get("role") or "") not in ("tabpanel", "region") \
+        and len(node.text_content().split()) <= HIDDEN_WORDS and not any(
+            isinstance(el.tag, str) and el.tag.split("}")[-1] in BLOCKS - {"br"} for el in node.iterdescendants())
 
 
 def _cell(node) -> bool:
@@ -86,7 +94,7 @@ def text_of(element, flow: bool = False) -> str:
     """Text of an element, a blank line after each block element; ``flow``: a line break in the markup is a space
     (HTML's own rule; not inside ``<pre>``), as a web page's source wraps its paragraphs."""
     parts: list[str] = []
-    marked: list[str] = []  # a list item's mark, when it is the last part (its first block goes on after it)
+    marked: list[int] = []  # where the last list item's mark is in ``parts`` (its first block goes on after it)
 
     def walk(node, pre: bool) -> None:
         tag = node.tag.split("}")[-1] if isinstance(node.tag, str) else ""
@@ -95,7 +103,8 @@ def text_of(element, flow: bool = False) -> str:
         fence = tag == "pre" and not pre and _code(node)  # code: fenced, as Markdown writes it, so it is no prose
         pre = pre or tag == "pre"
         said = (lambda words: words) if pre or not flow else (lambda words: words.replace("\n", " "))
-        if tag in BLOCKS and parts and not parts[-1].endswith("\n") and not (marked and parts[-1] is marked[0]):
+        if tag in BLOCKS and parts and not parts[-1].endswith("\n") \
+                and not (marked and not "".join(parts[marked[0] + 1:]).strip()):
             parts.append("\n\n")  # a block begins a paragraph ("Heating<div>Is it worth ...": not "HeatingIs")
         if tag == "tr" and _data_row(node):  # a table's row of cells: one line, its cells apart as Markdown's are
             cells = [" ".join(cell.text_content().split()) for cell in node if _cell(cell) and not _hidden(cell)]
@@ -106,12 +115,12 @@ def text_of(element, flow: bool = False) -> str:
             ordered = parent is not None and parent.tag.split("}")[-1] == "ol"
             number = int(parent.get("start") or 1) + sum(1 for _ in node.itersiblings("{*}li", preceding=True)) \
                 if ordered and (parent.get("start") or "1").isdigit() else 0
-            marked[:] = [f"{number}. " if ordered else "- "]
-            parts.append(marked[0])
+            marked[:] = [len(parts)]
+            parts.append(f"{number}. " if ordered else "- ")
         if fence:
             marks = "`" * max(3, 1 + max((len(run) for run in re.findall("`+", node.text_content())), default=0))
             parts.append(f"\n\n{marks}\n")
-        if node.text and tag:
+        if node.text and tag and not (tag == "li" and not node.text.strip()):  # (a pretty-printed item's indent)
             parts.append(said(node.text))
         for child in node:
             walk(child, pre)

@@ -154,8 +154,9 @@ ANAPHOR = re.compile(r"(?:this|these|that|those|such)\b(?!\s+(?:rfc|paper|docume
 GOES_ON = re.compile(r";\s*(?:and|or|and/or)?\s*$", re.IGNORECASE)
 # what a lead-in that denies its list says: "Do not take Velotrex if:", "We will not pay for:", "The Licensee shall
 # not:", "Exclusions:"
-DENIED = re.compile(r"\b(?:not|never|no|none|nor|neither|except|excluding|exclusions?|unless|without|cannot|"
-                    r"\w+n['’]t|prohibited|forbidden|avoid)\b", re.IGNORECASE)
+DENIED = re.compile(r"\b(?:not|never|no|none|nor|neither|except|exceptions?|excluding|exclu(?:des?|ded|sions?)|"
+                    r"unless|without|cannot|\w+n['’]t|prohibited|forbidden|banned|avoid|stop|contraindicated|"
+                    r"offen[cs]es?|illegal|unlawful|warnings?)\b", re.IGNORECASE)
 CLAUSE = re.compile(r"\s*\d{1,3}(?:\.\d{1,3})+\.?\s+")  # a numbered clause's item: "3.3 arising from ...;"
 # a news story's credits ("Reporting by ...; Editing by ..."), an e-mail's quoted header ("On Mon, 3 Mar 2025 at
 # 10:12, Ann <ann@x.org> wrote:"), a signature's or a site's bar of "|"-separated pieces
@@ -188,8 +189,10 @@ SPONSOR = re.compile(r"\b(?:(?:this (?:episode|show|video|podcast) is )?brought 
 # a mailing's furniture: "Having trouble viewing this email? View it in your browser", "You are receiving this
 # email because you signed up ...", "Unsubscribe", "Update your preferences"
 MAILING = re.compile(r"\bview (?:this (?:e-?mail|newsletter|message)|it) (?:in|on) (?:your|a) (?:web )?browser\b|"
-                     r"\byou(?:['’]re| are) receiving this (?:e-?mail|newsletter|message)\b|\bunsubscribe\b|"
-                     r"\bupdate your (?:e-?mail )?preferences\b|\bmanage your (?:subscription|e-?mail)", re.IGNORECASE)
+                     r"\byou(?:['’]re| are) receiving this (?:e-?mail|newsletter|message)\b|^unsubscribe\b|"
+                     r"\b(?:click here|here) to unsubscribe\b|\bunsubscribe (?:here|from (?:this|these|our) (?:list|"
+                     r"e-?mails?|newsletters?|mailing))\b|^(?:update|manage) your (?:e-?mail )?(?:preferences|"
+                     r"subscription)", re.IGNORECASE)  # (not "Companies must let customers unsubscribe ...")
 # a medicine leaflet's template, which every leaflet prints (the EU's QRD template's): "Read all of this leaflet
 # carefully ...", "Like all medicines, this medicine can cause side effects ...", "If you get any side effects, talk
 # to your doctor ..." (a leaflet's summary had been five of them, and not what the medicine treats)
@@ -215,7 +218,8 @@ HANDOFF = re.compile(r"(?:(?:with that|and with that|so),? )?(?:i['’]ll|i will
 # thanks, and nothing it thanks them for)
 THANKS = re.compile(r"(?:(?:i|we)(?: (?:really |just )?(?:want|would like|wish)|['’]d (?:also )?like) to (?:also )?"
                     r"(?:thank|start by thanking|begin by thanking|welcome)\b|(?:thank you|thanks)(?: (?:all|so much|"
-                    r"very much))?, (?:(?!for\b)[^,.;:!?])+(?:, (?:(?!for\b)[^,.;:!?])+)+[.!]$)", re.IGNORECASE)
+                    r"very much))?, (?:(?!for\b)[^,.;:!?])+(?:, (?!(?:and |but |so )?(?:i|we|let|today)\b)"
+                    r"(?:(?!for\b)[^,.;:!?])+)+[.!]$)", re.IGNORECASE)  # (not "..., and I rise today ...")
 BARS = 2
 # a table's row read as a sentence ("SAA (k=64) 72.8 66.0 65.1 9.3"): more than this share of its words numbers
 NUMBERS = 0.4
@@ -243,11 +247,13 @@ def worth_showing(shown: str, span: str, led: str = "") -> bool:
     furniture = CREDITS.match(shown) or REPLY.search(shown) or shown.count(" | ") >= BARS or CAVEAT.search(shown) \
         or SPONSOR.search(shown) or MAILING.search(shown) or LEAFLET.search(shown)
     row = len(words) >= LISTED_WORDS and sum(NUMBER.match(w) is not None for w in words) > NUMBERS * len(words)
-    item = ITEM.match(span) or CLAUSE.match(span)  # a list item that goes on, or goes on from, a sentence begun
-    # above it (a policy's exclusion "3.3 arising from escape of water ...;" had read as cover without its "We will
-    # not pay for loss:"), unless that sentence (``led``: the line that leads into the list) says what the items are
-    # and does not deny them ("Under the plan, the state will:" over "- Provide $180 million ...;")
-    going = item and (GOES_ON.search(shown) or span[item.end():item.end() + 1].islower()) \
+    item = ITEM.match(span)  # a list item that goes on, or goes on from, a sentence begun above it, and a numbered
+    # clause that goes on (a policy's exclusion "3.3 arising from escape of water ...;" had read as cover without its
+    # "We will not pay for loss:"; not "2.3 million households lost power."), unless that sentence (``led``: the
+    # paragraph that leads into the list) says what the items are and does not deny them ("Under the plan, the state
+    # will:" over "- Provide $180 million ...;"; not "It is an offence to:", "The policy excludes loss:")
+    going = (item and (GOES_ON.search(shown) or span[item.end():item.end() + 1].islower())
+             or not item and CLAUSE.match(span) and GOES_ON.search(shown)) \
         and not (led.rstrip().endswith(":") and not DENIED.search(led))
     image = IMAGE.search(span) or ("](" in span and span.count("]") > span.count("["))  # (a piece of) a caption
     return not (shown.rstrip().endswith(LEADS_IN) or going or (pointing and len(words) <= POINTER_WORDS)
@@ -258,15 +264,27 @@ def worth_showing(shown: str, span: str, led: str = "") -> bool:
 
 
 def _lead_in(text: str, start: int, reach: int = 2000) -> str:
-    """The line that leads into the list a list item at ``start`` belongs to: the last one above it, within
-    ``reach`` characters, that is not blank or an item (an item's wrapped lines are indented); "" for none, or a
-    sentence that is no list's item."""
+    """What leads into the list a list item at ``start`` belongs to, within ``reach`` characters above it: the item
+    it is nested under ("- The tenant shall not:" over "  - sublet the flat;"), else the paragraph above the list
+    (all its lines: a lead-in may wrap); "" for none, or for a sentence that is no list's item."""
     if not (ITEM.match(text, start) or CLAUSE.match(text, start)):
         return ""
+    found: list[str] = []
     for line in reversed(text[max(0, start - reach):start].splitlines()):
-        if line.strip() and not (ITEM.match(line) or CLAUSE.match(line) or line[:1].isspace()):
-            return line
-    return ""
+        item = ITEM.match(line) or CLAUSE.match(line)
+        if found and (item or not line.strip()):
+            break
+        if found or line.strip() and not item and not line[:1].isspace():  # (not an item's wrapped line)
+            found.insert(0, line.strip())
+        elif item and line.rstrip().endswith(":") and len(line) - len(line.lstrip()) < _indent(text, start):
+            return line.strip()  # the item it is nested under
+    return " ".join(found)
+
+
+def _indent(text: str, start: int) -> int:
+    """How far the line holding ``start`` is indented."""
+    line = text[text.rfind("\n", 0, start) + 1:start]
+    return len(line) - len(line.lstrip())
 
 
 def _cited(shown: str) -> bool:
@@ -407,7 +425,8 @@ class Extractive:
 
     def pick(self, embeddings: torch.Tensor, lengths: list[int], eligible: list[bool], score: torch.Tensor,
              budget: int | None = None, count: int | None = None, nearest: bool = False,
-             sentences: list[str] | None = None, after: list[int | None] | None = None) -> list[int]:
+             sentences: list[str] | None = None, after: list[int | None] | None = None,
+             firsts: frozenset[int] | None = None) -> list[int]:
         """MMR over each sentence's ``score`` up to the ``budget`` (in the unit of ``lengths``: tokens, or words) or
         ``count`` sentences, never past it, or (``nearest``) as near to it as whole sentences allow: the best
         sentence that passes it by less than the picks fall short of it ends them; at least one sentence (the best
@@ -415,8 +434,9 @@ class Extractive:
         nothing, else the best that fits, else the shortest); indices in document order. A sentence whose words
         are those of one picked already, or inside it, or that holds it (``sentences``, ``_repeats``: repeated
         boilerplate, a quote, a document pasted twice) is not picked; one with a sentence ``after`` which it is
-        read (``ANAPHOR``: the one before it) only once that one is picked (never where that one cannot be), unless
-        no other can be; one read after
+        read (``ANAPHOR``: the one before it) only once that one is picked (never where that one, in its paragraph,
+        cannot be; ``firsts``: the sentences that begin a paragraph, None: none but the first), unless no other can
+        be; one read after
         a sentence that follows it (a question in talk: its answer) never without that one, unless nothing else
         can be picked at all."""
         budget = self.budget if budget is None and count is None else budget or 10**12
@@ -427,8 +447,10 @@ class Extractive:
         pool = set(candidates)  # held until the sentence it is read after is picked, when it can be
         waiting: dict[int, list[int]] = {}
         for i in candidates:
-            if after and after[i] is not None:  # no question without its answer, no "It" without what it is (where
-                waiting.setdefault(after[i], []).append(i)  # that can never be picked: only when nothing else can)
+            if after and after[i] is not None and (after[i] in pool or after[i] > i or firsts is None
+                                                   or i not in firsts):  # no question without its answer, no "It"
+                waiting.setdefault(after[i], []).append(i)  # without what it is in its paragraph (where that can
+                # never be picked: only when nothing else can; "It ..." under a heading after a list goes alone)
         held = {i for group in waiting.values() for i in group}
         candidates = [i for i in candidates if i not in held] or sorted(i for i in held if after[i] < i) or sorted(held)
         held = held.difference(candidates)
@@ -641,7 +663,8 @@ class Extractive:
         picked = self.pick(embeddings, sizes, eligible, score, budget if words is None else words, count,
                            nearest=words is not None, sentences=sentences,
                            after=None if units is not None else read_after(sentences, spoken, text, spans,
-                                                                          [turn and turn.speaker for turn in said]))
+                                                                          [turn and turn.speaker for turn in said]),
+                           firsts=paragraph_firsts(text, spans))
         texts = [_marked(sentences[i], pieces.get(i), i - 1 in picked, i + 1 in picked) for i in picked]
         relevance = None if similarity is None else float(similarity.max())
         asking = any(ASKER.fullmatch(turn.speaker or "") for turn in turns(text, transcript))
@@ -685,8 +708,8 @@ def read_after(sentences: list[str], spoken: bool, text: str = "", spans: list[t
 
 # a year named by an earlier sentence ("The Transport Act of that year deregulated buses", "in the following year"):
 # the sentence does not say which alone, unless it names a year itself before that
-WHEN_BEFORE = re.compile(r"\b(?:(?:of|in|by|later|earlier|until|since|during) that|the (?:same|following|next|"
-                         r"previous|preceding)) year\b", re.IGNORECASE)
+WHEN_BEFORE = re.compile(r"\b(?:(?:of|in|by|later|earlier|until|since|during) that|the (?:same|following|"
+                         r"preceding)) year\b", re.IGNORECASE)  # (not "over the next year": from now)
 YEAR = re.compile(r"\b(?:1[0-9]|20)\d\d\b")
 
 

@@ -899,6 +899,8 @@ def test_a_plays_stage_directions_are_no_ones_words():
         (None, ["(A kitchen in a lighthouse cottage.", "A storm outside.)"]),
         ("Rose", ["The road from Helston was under water."]), ("Agnes", ["You should have stayed."]),
         (None, ["(ROSE hangs her coat on the hook.)"]), ("Rose", ["Trinity House wants you out."])]
+    wrapped = "MAYOR: We will build homes, and I think\n(as the officer said) we will pay.\n\nCLERK: Thank you.\n"
+    assert [turn.speaker for turn in turns(wrapped, True)] == ["Mayor", "Clerk"]  # a turn's line, no direction
     speech = "MAYOR: We will build homes.\n\n(Applause.)\n\nAnd we will pay for them.\n\nCLERK: Thank you.\n"
     assert [(turn.speaker, [speech[a:b] for a, b in turn.pieces]) for turn in turns(speech, True)] == [
         ("Mayor", ["We will build homes."]), (None, ["(Applause.)"]), ("Mayor", ["And we will pay for them."]),
@@ -926,6 +928,8 @@ def test_a_transcripts_title_page_is_not_glued_to_its_first_sentence():
     assert [turn.speaker for turn in turns(debate)] == ["Osei", "Whitcomb", "Osei", "Calloway"]  # a header's label
     moderated = debate.replace("OSEI:", "MODERATOR:")  # a label that speaks again is a speaker's
     assert [turn.speaker for turn in turns(moderated)][:2] == ["Moderator", "Whitcomb"]
+    hosted = debate.replace("OSEI: Good evening.", "HOST: Good evening, with me today are two guests")
+    assert [turn.speaker for turn in turns(hosted)][:2] == ["Host", "Whitcomb"]  # a host who speaks once speaks
     unlabelled = "so we started the meeting late\n\nthe budget was the first thing we looked at\n\n" * 3
     assert " ".join(readable(unlabelled[a:b], spoken=True) for a, b in prose_sentences(unlabelled, True)).startswith(
         "We started the meeting late")  # no turn at all: no title page before one
@@ -1055,6 +1059,10 @@ def test_a_plain_texts_indented_paragraphs_are_prose_and_code_stays_code():
     ("The motion fails. Decl. at 4. Opp. 12. The court agrees.", 4),
     # a semicolon ends no sentence where the next goes on in its line; an item on a line of its own stays one
     ("You create a shipment and buy a label; Parcelwise then tracks it until delivery.", 1),
+    ("The team left camp at dawn and walked north along the river for six long hours in the cold rain and the wind "
+     "off the hills; They counted forty-one nesting pairs on the eastern bank of the river, more than in any year "
+     "since the count began; They returned before dark with the boat, which had been repaired on the rocks by the "
+     "two who stayed behind at the camp.", 2),  # (joined up to sixty words: a list of clauses stays apart)
     ("We will not pay for wear and tear;\n3.3 Escape of water while the home is empty;", 2),
 ])
 def test_a_patents_and_a_statutes_abbreviations_end_no_sentence(text, count):

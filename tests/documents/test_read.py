@@ -495,6 +495,13 @@ def test_a_pages_hidden_text_site_banner_and_first_items_heading_are_not_its_tex
                                            words, "Heating", "Is it worth it?"]
     opening = page.replace("<p>Dear neighbours, November has been busy.</p>", "")
     assert read_bytes(opening.encode(), "gazette.html", ".html").title == "Alder Street bike lane opens"
+    shown_on_a_click = ('<html><body><main><h1>FAQ</h1><p>Answers to what residents ask.</p><div hidden><p>Council '
+                        'tax is due on the first of each month.</p></div><div style="display:none"><h2>macOS</h2>'
+                        '<p>Drag it into Applications.</p></div><ul>\n  <li>\n    <p>you are allergic;</p>\n  </li>'
+                        '\n</ul></main></body></html>')  # an accordion's answer, a tab's panel; a pretty-printed list
+    assert read_bytes(shown_on_a_click.encode(), "faq.html", ".html").text.split("\n\n") == [
+        "Answers to what residents ask.", "Council tax is due on the first of each month.", "macOS",
+        "Drag it into Applications.", "- you are allergic;"]
 
 
 def test_a_pages_data_table_is_a_line_a_row_and_a_layout_tables_cells_are_text():
@@ -648,11 +655,20 @@ def test_a_pdfs_table_rows_caption_and_numbered_items_are_not_read_into_the_para
 
     body = "Without monitoring timeliness, FEMA cannot identify companies that are slow to pay policyholders who"
     lines = [body, body, "may be unable to begin repairs until they receive payment of their claims in full.",
-             "Event                      Claims      Percent closed", "Hurricane Ian (2022)        47,413       41",
+             "Event                      Claims      Closed after 60 days", "Hurricane Ian (2022)        47,413       41",
              "Table 1: Share of NFIP Claims Closed More Than 60 Days After Proof of Loss, Selected Events",
              "3.2. FEMA's Reinspection Program Is Too Small", body, "work.", "We recommend two things to FEMA:", "1.",
-             f"The FEMA Administrator should select claims for reinspection using a statistically valid {body}", "2.",
+             "The FEMA Administrator should select claims with a sample that lets it estimate the errors it makes.",
+             "2.",
              "The FEMA Administrator should estimate the cost of updating all flood maps."]
+    date = ["The meeting to review the results of the survey of the households was adjourned until March", "12.",
+            "Members asked the board to publish the data for each district of the region separately."]
+    assert _paragraphs("\n".join(date)).split("\n\n")[0].endswith("adjourned until March 12.")  # no item's mark
+    cited = [body, "and the response rates were similar in both rounds of the survey of the households, as shown in",
+             "Figure 3. The share of households that reported a fall in their income was highest in the north."]
+    assert len(_paragraphs("\n".join(cited)).split("\n\n")) == 1  # a figure named in a sentence: no caption
+    justified = [body, "shall repair   any   damage   caused   by   such   events   within   a   reasonable", body]
+    assert len(_paragraphs("\n".join(justified)).split("\n\n")) == 1  # justified monospace text: no table's row
     assert _paragraphs("\n".join(lines)).split("\n\n") == [
         f"{body} {body} may be unable to begin repairs until they receive payment of their claims in full.",
         lines[3], lines[4], lines[5], lines[6], f"{body} work.", lines[9], f"1. {lines[11]}", f"2. {lines[13]}"]

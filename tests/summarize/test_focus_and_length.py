@@ -439,6 +439,11 @@ def test_a_verse_numbered_bible_is_summarised_without_its_verse_labels(runner, a
     ("3.3 arising from escape of water, theft, or malicious damage while the home is unoccupied;", True),  # a clause
     ("2.1 We will pay for loss of or damage to the buildings caused by fire, storm or theft.", False),
     ("12 inspectors were hired to check the buildings after the storm; the council paid them.", False),
+    ("2.3 million households lost power at the height of the storm, the utilities said.", False),  # no clause
+    ("2.4.1 fixes a crash when the input file ends without a newline.", False),
+    ("Under the rules, companies must let customers unsubscribe with a single click from any email.", False),
+    ("Thank you, Madam Speaker, and I rise today in strong support of this bill, which caps insulin prices.",
+     False),  # (a floor speech's first sentence says something)
     ("It was late, and the parser had read every generic argument of the file, and", False),  # no list item
     ("Reporting by Andy Bruce and David Milliken; Editing by Catherine Evans and Sharon Singleton.", True),
     ("On Mon, 3 Mar 2025 at 10:12, Ann Lee <ann@x.org> wrote: Hi Ben, the April plan stands as agreed.", True),
@@ -502,6 +507,8 @@ def test_a_sentence_pointing_back_is_picked_only_after_the_sentence_it_points_to
     assert picker.pick(*unpickable, 5, after=[None, None, 1, 1]) == [0]  # (unless nothing else can be picked)
     assert picker.pick(unpickable[0], [5] * 4, [False, False, True, True], unpickable[3], 5,
                        after=[None, None, 1, 1]) == [2]
+    # ... unless it begins a paragraph ("It reads each file ..." under a heading, after a list's last item)
+    assert picker.pick(*unpickable, 10, after=after, firsts=frozenset({0, 2})) == [2, 3]
     assert [ANAPHOR.match(s) is not None for s in ("This idea is also used.", "These are the rules.",
             "This paper proposes a parser.", "Thistle grows here.", "The idea is old.", "This year we ship it.",
             "Those who came stayed.", "That the parser is slow is known.", "where k is the growth constant.",
@@ -519,6 +526,7 @@ def test_a_sentence_pointing_back_is_picked_only_after_the_sentence_it_points_to
     dated = ["Buses were deregulated in 1986.", "The Transport Act of that year ended the councils' routes.",
              "Fares rose in 1990 and again the following year.", "In the following year, fares rose."]
     assert read_after(dated, spoken=False) == [None, 0, None, 2]  # "that year" says which only after its sentence
+    assert read_after([dated[0], "Over the next year, the city will plant trees."], spoken=False) == [None, None]
     asked = []  # what summarize hands pick: the text's own sentences
     real = Extractive.pick
     monkeypatch.setattr(Extractive, "pick", lambda self, *a, **k: asked.append(k["after"]) or real(self, *a, **k))
@@ -605,14 +613,21 @@ def test_what_a_report_concludes_and_recommends_is_its_summarys_matter(runner, a
 @pytest.mark.parametrize("lead, shown", [("Under the plan, the state will:", True),
                                          ("Do not take Velotrex if:", False), ("We will not pay for:", False),
                                          ("The Licensee shall not:", False), ("Exclusions:", False),
+                                         ("It is an offence for any person to:", False),
+                                         ("This policy excludes loss or damage:", False),
+                                         ("Velotrex is contraindicated in patients with:", False),
+                                         ("We will not pay for any loss or damage to the buildings\ncaused by:", False),
+                                         ("- The tenant agrees to these terms.\n- The tenant shall not:", False),
                                          ("The plan was read twice.", False)])  # no lead-in: an item going on
 def test_a_list_item_going_on_from_its_lead_in_is_shown_only_where_the_lead_in_does_not_deny_it(lead, shown):
     """A list's item that goes on from the line leading into the list ("- provide $180 million ...;") reads as
     that line says, unless that line denies it ("Do not take Velotrex if:" over "- you are allergic to ...;")."""
     from lsgtool.summarize.extractive import Extractive, prose_units
 
-    text = (f"The state has a plan for its water pipes.\n\n{lead}\n\n- provide $180 million in grants to water "
-            "systems for full lead line replacement;\n- set aside $15 million for schools to test their taps; and\n")
+    nested = "  " if lead.startswith("- ") else ""  # (a list nested under an item that leads into it)
+    text = (f"The state has a plan for its water pipes.\n\n{lead}\n\n{nested}- provide $180 million in grants to "
+            f"water systems for full lead line replacement;\n{nested}- set aside $15 million for schools to test their "
+            "taps; and\n")
     sentences, eligible = Extractive.sentences(text, prose_units(text))
     assert [e for s, e in zip(sentences, eligible) if s.startswith(("provide", "Provide", "set", "Set"))] == \
         [shown, shown]
