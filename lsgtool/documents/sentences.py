@@ -15,7 +15,8 @@ PARAGRAPH = re.compile(r"\n\s*\n")
 ET_AL = re.compile(r"(?<=\bet al)\.(?=\s*[(\[])|(?:(?<=\b(?:No|pp|Ch|Eq))|(?<=\b(?:Nos|Vol|Art|FIG|Fig|SEC|Sec|Ref|Tab|"
                    r"Eqs))|(?<=\b(?:FIGS|Figs|Secs|Refs|Para|para|Stat|Supp)))\.(?=\s*\d)|"
                    r"(?<=\b(?:Rev|Pub))\.(?=\s*(?:Code|Stat|L)\b)|(?<=\bAnn)\.(?=\s*§)|(?<=\b[Hh]on)\.(?=\s+\w)|"
-                   r"(?:(?<=\b(?:Ex|Id|Br|Tr))|(?<=\b(?:Exs|Mot|Opp|Aff))|(?<=\bDecl)|(?<=\bCompl))\.(?=\s*(?:¶|\d|at\b))|"
+                   r"(?:(?<=\b(?:Ex|Id|Br|Tr))|(?<=\b(?:Exs|Mot|Opp|Aff))|(?<=\bDecl)|(?<=\bCompl))"
+                   r"\.(?=\s*(?:¶|\d|at\b))|"
                    r"(?:(?<=\bEx)|(?<=\bExs))\.(?=\s*[A-Z]{1,2}(?:[.,;)-]|\s+(?:¶|at\b)))|(?<=\bAm)\.(?=\s*Compl\b)")
 # ... and in "Okafor v. Harborview Logistics, Inc., No. 2:20-cv-01187", "Vol. 3", "pp. 12-19", a patent's "FIG. 3",
 # a bill's "SEC. 2.", a statute's "124 Stat. 119", "Ohio Rev. Code Ann. § 5721.20", "Pub. L. 115-72" before a number,

@@ -655,7 +655,7 @@ def test_a_pdfs_table_rows_caption_and_numbered_items_are_not_read_into_the_para
 
     body = "Without monitoring timeliness, FEMA cannot identify companies that are slow to pay policyholders who"
     lines = [body, body, "may be unable to begin repairs until they receive payment of their claims in full.",
-             "Event                      Claims      Closed after 60 days", "Hurricane Ian (2022)        47,413       41",
+             "Event                Claims      Closed after 60 days", "Hurricane Ian (2022)        47,413       41",
              "Table 1: Share of NFIP Claims Closed More Than 60 Days After Proof of Loss, Selected Events",
              "3.2. FEMA's Reinspection Program Is Too Small", body, "work.", "We recommend two things to FEMA:", "1.",
              "The FEMA Administrator should select claims with a sample that lets it estimate the errors it makes.",
