@@ -664,7 +664,7 @@ CONCLUDING = re.compile(NUMBERED + r"(?:conclusions?|concluding (?:remarks|thoug
 # a section of what a document does not do, in a list of what it does: a PRD's non-goals (shown alone, a non-goal
 # reads as a goal)
 NOT_DONE = re.compile(NUMBERED + r"(?:non-?goals?|anti-?goals?|out of scope|not in scope|out-of-scope|what (?:this|"
-                      r"it) is not|not (?:planned|included|covered)|(?:will|won['’]t) not do|won['’]t do)[.:]?",
+                      r"it) is not|not (?:planned|included|covered)|(?:what )?we (?:will not|won['’]t) do)[.:]?",
                       re.IGNORECASE)
 
 

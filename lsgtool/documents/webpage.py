@@ -74,8 +74,12 @@ def _hidden(node) -> bool:
     hides = node.get("hidden") not in (None, "until-found") or node.get("aria-hidden") == "true" \
         or "display:none" in style or "visibility:hidden" in style
     return hides and (node.get("role") or "") not in ("tabpanel", "region") \
-        and len(node.text_content().split()) <= HIDDEN_WORDS and not any(
-            isinstance(el.tag, str) and el.tag.split("}")[-1] in BLOCKS - {"br"} for el in node.iterdescendants())
+        and len(node.text_content().split()) <= HIDDEN_WORDS and not _holds_blocks(node)
+
+
+def _holds_blocks(node) -> bool:
+    """Whether an element holds a block element (a paragraph, a heading, a list; not a line break)."""
+    return any(isinstance(el.tag, str) and el.tag.split("}")[-1] in BLOCKS - {"br"} for el in node.iterdescendants())
 
 
 def _cell(node) -> bool:
@@ -86,8 +90,7 @@ def _data_row(row) -> bool:
     """Whether a ``<tr>`` is a row of data: two cells or more, none holding a block of its own (a layout table's
     cells hold paragraphs and headings: an e-mail's columns are text)."""
     cells = [cell for cell in row if _cell(cell)]
-    return len(cells) >= 2 and not any(isinstance(el.tag, str) and el.tag.split("}")[-1] in BLOCKS - {"br"}
-                                       for cell in cells for el in cell.iterdescendants())
+    return len(cells) >= 2 and not any(_holds_blocks(cell) for cell in cells)
 
 
 def text_of(element, flow: bool = False) -> str:
@@ -113,8 +116,8 @@ def text_of(element, flow: bool = False) -> str:
         if tag == "li":  # a list's item, marked as Markdown marks it: what goes on from the line above it is read so
             parent = node.getparent()  # ("Do not take Velotrex:" over "- if you are allergic to ...;")
             ordered = parent is not None and parent.tag.split("}")[-1] == "ol"
-            number = int(parent.get("start") or 1) + sum(1 for _ in node.itersiblings("{*}li", preceding=True)) \
-                if ordered and (parent.get("start") or "1").isdigit() else 0
+            start = parent.get("start") or "1" if ordered else "1"
+            number = (int(start) if start.isdigit() else 1) + sum(1 for _ in node.itersiblings("{*}li", preceding=True))
             marked[:] = [len(parts)]
             parts.append(f"{number}. " if ordered else "- ")
         if fence:

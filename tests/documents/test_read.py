@@ -524,6 +524,8 @@ def test_a_pages_data_table_is_a_line_a_row_and_a_layout_tables_cells_are_text()
               "<td><p>The library opens in March.</p></td></tr></table></body></html>")
     assert read_bytes(layout.encode(), "mail.html", ".html").text.split("\n\n") == [
         "The lane opened on Monday.", "The library opens in March."]
+    lists = '<html><body><main><ol start="x"><li>One.</li></ol><ol start="4"><li>Four.</li></ol></main></body></html>'
+    assert read_bytes(lists.encode(), "l.html", ".html").text == "1. One.\n\n4. Four."  # (a start that is no number)
 
 
 def test_a_web_page_s_links_sharing_comments_and_byline_are_left_out():
