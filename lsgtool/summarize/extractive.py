@@ -629,7 +629,8 @@ class Extractive:
                           f"{total - sum(lengths):,} dropped")
         spoken = bool(turns(text, transcript))
         sentences, eligible = self.sentences(text, spans, transcript, pieces)
-        firsts = paragraph_firsts(text, spans) if apart else frozenset()
+        begun = paragraph_firsts(text, spans)  # the sentences that begin a paragraph
+        firsts = begun if apart else frozenset()  # (where each paragraph is read apart)
         embeddings = self.embed(text, spans, lengths, progress, firsts)
         # the document's own salience (the learned scorer's, blended with the rule's; else the rule's)
         context = None if self.scorer is None else self.context(text, sentences, units is None, transcript)
@@ -664,7 +665,7 @@ class Extractive:
                            nearest=words is not None, sentences=sentences,
                            after=None if units is not None else read_after(sentences, spoken, text, spans,
                                                                           [turn and turn.speaker for turn in said]),
-                           firsts=paragraph_firsts(text, spans))
+                           firsts=begun)
         texts = [_marked(sentences[i], pieces.get(i), i - 1 in picked, i + 1 in picked) for i in picked]
         relevance = None if similarity is None else float(similarity.max())
         asking = any(ASKER.fullmatch(turn.speaker or "") for turn in turns(text, transcript))
