@@ -108,6 +108,16 @@ SHOWN_IN = re.compile(r"\b(?:is|are|was|were|can be|could be|may be|will be)\s+(
                       r"discussed|available|plotted|compared)\s+in\s+(?:the\s+)?(?:table|figure|fig\.|section|sec\.|"
                       r"appendix|tab\.|chapter)s?\b[^.;:]{0,30}\.?$", re.IGNORECASE)  # and little after it
 POINTER_WORDS = 25
+# a sentence that only says what a table or figure holds ("Table 1 gives the results by parameter group."; not
+# "Table 2 shows that the parser is twice as fast.", which says what it found)
+HOLDS = re.compile(r"(?:table|figure|fig\.|appendix|exhibit|chart)\s+[\w.]+\s+(?:gives|lists|shows|summari[sz]es|"
+                   r"presents|sets out|compares|contains|details|describes|reports|plots)\s+(?!that\b)[^.;:]{0,60}\.?$",
+                   re.IGNORECASE)
+HOLDS_WORDS = 12
+# a term's definition in a contract's or a policy's drafting ('1.4 "Escape of water" means water ...', '"Charges":
+# the charges payable ...'): what a word means, not what the document says
+DEFINED = re.compile(r"\W*(?:\d+(?:\.\d+)*\.?\s+)?[\"“][^\"”]{1,60}[\"”]\s*(?::|means\b|shall mean\b|has the "
+                     r"meaning\b|includes\b)")
 # a figure's or table's caption ("Figure 6: Complete visualization of ..."), read out of its figure
 CAPTION = re.compile(r"(?::\s*)?(?:\*\*|__|\*|_)?(?:(?:figure|fig\.|table|tab\.|listing|algorithm|chart|exhibit)\s*"
                      r"(?:\d+|(?-i:[IVX]+)\b)[a-z]?\s*[:.|—–-]|table:\s)",  # pandoc's ": Table 1: ...", "Table:"
@@ -233,14 +243,15 @@ def worth_showing(shown: str, span: str, led: str = "") -> bool:
     """Whether a sentence (``shown``, as the summary would show it; ``span``, as written) reads as something said,
     on its own: not one that ends on a colon or a dash (a bill's "... an operator shall by default--": what it
     introduces is not shown) or goes on into the next list item (``GOES_ON``; ``led``: the line leading into its
-    list, ``_lead_in``), only points elsewhere (``POINTER``, ``SHOWN_IN``), is a caption (``CAPTION``, an image's),
-    credits, a quoted e-mail's header, a signature, a company's caveat, an advertisement, a mailing's footer or a
-    leaflet's template (``CREDITS``, ``REPLY``, ``BARS``, ``CAVEAT``, ``SPONSOR``, ``MAILING``, ``LEAFLET``), a short
-    greeting, thanks or hand-over (``PLEASANTRY``, ``THANKS``, ``HANDOFF``), a court's citations (``CITATION``,
-    ``STATUTE``), a vote's record (``MOTION``), a list of names (``LISTED_WORDS``), a table's row (``NUMBERS``) or
-    mostly symbols (``SYMBOLS``)."""
+    list, ``_lead_in``), only points elsewhere (``POINTER``, ``SHOWN_IN``, ``HOLDS``), is a caption (``CAPTION``,
+    an image's), a term's definition (``DEFINED``), credits, a quoted e-mail's header, a signature, a company's
+    caveat, an advertisement, a mailing's footer or a leaflet's template (``CREDITS``, ``REPLY``, ``BARS``,
+    ``CAVEAT``, ``SPONSOR``, ``MAILING``, ``LEAFLET``), a short greeting, thanks or hand-over (``PLEASANTRY``,
+    ``THANKS``, ``HANDOFF``), a court's citations (``CITATION``, ``STATUTE``), a vote's record (``MOTION``), a list
+    of names (``LISTED_WORDS``), a table's row (``NUMBERS``) or mostly symbols (``SYMBOLS``)."""
     words = shown.split()
-    pointing = (POINTER.match(shown) is not None and PLACE.search(span) is not None) or SHOWN_IN.search(shown)
+    pointing = (POINTER.match(shown) is not None and PLACE.search(span) is not None) or SHOWN_IN.search(shown) \
+        or (HOLDS.match(shown) is not None and len(words) <= HOLDS_WORDS)
     listed = len(words) >= LISTED_WORDS and not any(w in STOP for w in map(str.lower, WORD.findall(shown))) \
         and not re.search(r"[.!?][\"'”’)\]]*$", shown)
     symbols = sum(SYMBOL.search(w) is not None for w in words) > SYMBOLS * len(words) or FORMULA_WORDS.search(shown)
@@ -258,6 +269,7 @@ def worth_showing(shown: str, span: str, led: str = "") -> bool:
     image = IMAGE.search(span) or ("](" in span and span.count("]") > span.count("["))  # (a piece of) a caption
     return not (shown.rstrip().endswith(LEADS_IN) or going or (pointing and len(words) <= POINTER_WORDS)
                 or CAPTION.match(shown) or listed or symbols or furniture or row or image or _cited(shown)
+                or DEFINED.match(shown)
                 or (MOTION.match(shown) is not None and len(words) <= MOTION_WORDS)
                 or (len(words) <= PLEASANTRY_WORDS and (PLEASANTRY.match(shown) or HANDOFF.match(shown)))
                 or THANKS.match(shown))

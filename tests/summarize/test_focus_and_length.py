@@ -428,6 +428,11 @@ def test_a_verse_numbered_bible_is_summarised_without_its_verse_labels(runner, a
     ("Additional classification results using a smaller block size are presented in Table 10.", True),
     ("A more complete visualization of the learned kernels can be found in Figure 3 and 7.", True),
     ("Table 2 shows that the parser reads a generic argument twice as fast as before.", False),
+    ("Table 1 gives the results by parameter group.", True),  # what a table holds, and nothing it found
+    ('1.4 "Escape of water" means water suddenly discharged from any fixed water or heating installation.', True),
+    ('"Charges": the charges payable by the Customer for the supply of the Services, as set out in Schedule 2.',
+     True),  # a term's definition in a contract's drafting
+    ('"Graves," said Nell, and she pointed at the line of small crosses on the page.', False),
     ("Figure 6: Complete visualization of the kernel of the first dimension of the model.", True),  # a caption
     ("lsg-pubmed LSG-PubMed (4,096) LSG-PubMed (16,384) lsg-arxiv LSG-ArXiv (4,096)", True),  # a flattened table
     ("The layer takes 𝒪 superscript 𝐻 2 𝐿 𝐻 𝑁 italic_H start_POSTSUPERSCRIPT 2 end_POSTSUPERSCRIPT time.", True),
