@@ -380,9 +380,10 @@ def _spoken_lines(text: str) -> Iterator[tuple[int, int, str | None, str | None]
         yield from _headed_lines(text)
         return
     lines = list(_lines(text))
-    labels = Counter(found.group(2).strip() for _, _, line in lines if (found := TURN.match(line)))
-    first = next((k for k, (_, _, line) in enumerate(lines) if (found := TURN.match(line))  # none: no title page
-                  and not (HEADER_LABEL.fullmatch(found.group(2).strip()) and labels[found.group(2).strip()] == 1)),
+    found = [TURN.match(line) for _, _, line in lines]  # each line's speaker's label, where it has one
+    labels = Counter(label.group(2).strip() for label in found if label)
+    first = next((k for k, label in enumerate(found) if label  # none: no title page
+                  and not (HEADER_LABEL.fullmatch(label.group(2).strip()) and labels[label.group(2).strip()] == 1)),
                  0)  # (a header's "TRANSCRIPT: GUBERNATORIAL DEBATE" is no one's turn, unless the label speaks again)
     title: set[int] = set()  # before the first turn, the paragraphs that end no sentence: a title, a date, a heading
     paragraph: list[int] = []
@@ -395,12 +396,11 @@ def _spoken_lines(text: str) -> Iterator[tuple[int, int, str | None, str | None]
                 len(body.split()) <= TITLE_PAGE_WORDS:  # (and an editor's "[Transcript prepared from the feed.]")
             title.update(paragraph)
         paragraph = []
-    directed = _directions(lines)
+    directed = _directions(lines, found)
     speaker, resumed = None, False  # the last speaker named, and whether the line after a direction is theirs
-    for k, (start, end, line) in enumerate(lines):
+    for k, ((start, end, line), label) in enumerate(zip(lines, found)):
         if not line.strip() or k in title or PLAY_PART.fullmatch(line.strip()):
             continue
-        label = TURN.match(line)
         end = start + len(line.rstrip())
         if label:  # a direction right after the label ("AGNES: (rising) Then ...") is no one's words
             aside = OPENING_ASIDE.match(text, start + label.end(), end)
@@ -424,14 +424,15 @@ PLAY_PART = re.compile(r"(?:(?:ACT|SCENE)\s+(?:[IVX]+|\d+|[A-Z]+)\.?|END OF (?:P
 OPENING_ASIDE = re.compile(r"\([^()\n]{1,80}\)[ \t]+(?=\S)")  # "(rising, taking her coat from the hook) Then ..."
 
 
-def _directions(lines: list[tuple[int, int, str]]) -> set[int]:
-    """The indices of ``lines`` in a stage direction: a paragraph of its own, of lines without a speaker's label,
-    that opens with "(" and closes with ")" (or in square brackets); not lines going on a turn's."""
+def _directions(lines: list[tuple[int, int, str]], labels: list[re.Match | None]) -> set[int]:
+    """The indices of ``lines`` in a stage direction: a paragraph of its own, of lines without a speaker's label
+    (``labels``: each line's ``TURN`` match), that opens with "(" and closes with ")" (or in square brackets); not
+    lines going on a turn's."""
     found: set[int] = set()
     run: list[int] = []
     going = False  # whether the lines go on a turn's, with no blank line between (no direction of their own)
     for k, (_, _, line) in enumerate([*lines, (0, 0, "")]):
-        if line.strip() and not TURN.match(line):
+        if line.strip() and not (k < len(labels) and labels[k]):
             run.append(k)
             continue
         if going:

@@ -97,7 +97,8 @@ def text_of(element, flow: bool = False) -> str:
     """Text of an element, a blank line after each block element; ``flow``: a line break in the markup is a space
     (HTML's own rule; not inside ``<pre>``), as a web page's source wraps its paragraphs."""
     parts: list[str] = []
-    marked: list[int] = []  # where the last list item's mark is in ``parts`` (its first block goes on after it)
+    marked: list[int] = []  # where a list item's mark is in ``parts``, until its words begin (its first block goes
+    # on after the mark)
 
     def walk(node, pre: bool) -> None:
         tag = node.tag.split("}")[-1] if isinstance(node.tag, str) else ""
@@ -106,8 +107,9 @@ def text_of(element, flow: bool = False) -> str:
         fence = tag == "pre" and not pre and _code(node)  # code: fenced, as Markdown writes it, so it is no prose
         pre = pre or tag == "pre"
         said = (lambda words: words) if pre or not flow else (lambda words: words.replace("\n", " "))
-        if tag in BLOCKS and parts and not parts[-1].endswith("\n") \
-                and not (marked and not "".join(parts[marked[0] + 1:]).strip()):
+        if tag in BLOCKS and marked and "".join(parts[marked[0] + 1:]).strip():
+            marked.clear()  # the item's words have begun (looked for until then only: no join over a long page)
+        if tag in BLOCKS and parts and not parts[-1].endswith("\n") and not marked:
             parts.append("\n\n")  # a block begins a paragraph ("Heating<div>Is it worth ...": not "HeatingIs")
         if tag == "tr" and _data_row(node):  # a table's row of cells: one line, its cells apart as Markdown's are
             cells = [" ".join(cell.text_content().split()) for cell in node if _cell(cell) and not _hidden(cell)]
