@@ -3,7 +3,7 @@ footnotes), read as web pages and EPUB chapters are (``documents.webpage``): a c
 for each heading of the first level there are several of; text before the first is a chapter of its own, and a
 heading with no text of its own names the next chapter too), the notes a chapter of their own with their markers
 left out of the text, the table of contents left out; the title the ``Title`` paragraphs it opens with (not its
-text), else its core properties' title."""
+text), else its core properties' title, else its first line where that is a title as in a text file."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ import re
 import zipfile
 
 from lsgtool.documents.model import SEPARATOR, Chapter, DocumentError
+from lsgtool.documents.text import title_of
 from lsgtool.documents.webpage import chapter
 
 STYLES = "\n".join([  # mammoth maps headings, lists and tables itself
@@ -137,4 +138,6 @@ def read_docx(data: bytes, name: str) -> tuple[list[Chapter], str | None, list[s
     notes = [f"Word: {len(chapters)} chapter{'s' * (len(chapters) != 1)} (one per {level.upper()} heading"
              + (", and its notes" if notes_list else "") + ")"
              + (f"; {markers} note mark{'s' * (markers != 1)} left out" if markers else "")]
+    if title is None and chapters[0].title is None:  # no Title paragraph, no title in its properties: its first
+        title = title_of(chapters[0].text)  # line where that is one, as a text file's ("HOMEOWNERS POLICY")
     return chapters, title, notes

@@ -1340,7 +1340,28 @@ def title_span(text: str, transcript: bool | None = None) -> tuple[int, int] | N
         return (start + marks.end(), start + len(line.rstrip())) if marks and line[marks.end():].strip() else None
     underlined = len(lines) > 1 and SETEXT.match(lines[1][2]) is not None and not text[end:lines[1][0]].strip()
     alone = re.match(r"[ \t]*\r?\n[ \t]*\r?\n", text[end:]) is not None
-    if underlined or (alone and len(line.split()) <= TITLE_WORDS and not TURN.match(line)
-                      and not line.rstrip().endswith((".", "!", "?", ":", ";", ","))):
+    if underlined or (alone and _title_line(line)):
         return start + len(line) - len(line.lstrip()), start + len(line.rstrip())
-    return None
+    block = _title_block(text, start)
+    return (start + len(line) - len(line.lstrip()), block) if block else None
+
+
+def _title_line(line: str) -> bool:
+    """Whether ``line`` may be a title: short, no turn, no sentence's or lead-in's end."""
+    return (len(line.split()) <= TITLE_WORDS and not TURN.match(line)
+            and not line.rstrip().endswith((".", "!", "?", ":", ";", ",")))
+
+
+TITLE_LINES = 3  # a title set in capitals over up to this many lines
+
+
+def _title_block(text: str, start: int) -> int | None:
+    """The end of a title set in capitals over two to ``TITLE_LINES`` lines from ``start``, a blank line after it
+    ("HEARTHSTONE MUTUAL INSURANCE COMPANY" over "HOMEOWNERS POLICY": a policy's, a contract's title page); None
+    where the lines there are no such block (an address, a list, a heading over its text)."""
+    block = re.match(r"(?:[^\n]*\S[^\n]*(?:\r?\n|$)){2,%d}(?=[ \t]*(?:\r?\n|$))" % TITLE_LINES, text[start:])
+    lines = block.group().splitlines() if block else []
+    if not lines or not all(_title_line(line) and not ITEM.match(line) and not ATX.match(line)
+                            and re.search(r"[^\W\d_]{2}", line) and line == line.upper() for line in lines):
+        return None
+    return start + len(block.group().rstrip())

@@ -208,6 +208,14 @@ def test_a_bare_heading_line_of_plain_text_is_not_glued_to_the_sentence_after_it
     ("---\nauthor: H. Kobayashi\n---\n\n# Gated retrieval\n\nText.", None),  # front matter without one
     ("FOR IMMEDIATE RELEASE\n\n# Northwind Breaks Ground\n\nText.", "Northwind Breaks Ground"),  # a banner above it
     ("OPINION\n\nLibraries Are Not Warehouses\n\nBy Ruth Okonkwo\n\nText.", "Libraries Are Not Warehouses"),
+    ("HEARTHSTONE MUTUAL INSURANCE COMPANY\nHOMEOWNERS POLICY\n\nText.",  # a title in capitals over two lines
+     "HEARTHSTONE MUTUAL INSURANCE COMPANY\nHOMEOWNERS POLICY"),
+    ("MASTER SERVICES AGREEMENT\nBETWEEN ACME LTD\nAND NORTHWIND PLC\n\nText.",
+     "MASTER SERVICES AGREEMENT\nBETWEEN ACME LTD\nAND NORTHWIND PLC"),
+    ("ONE\nTWO\nTHREE\nFOUR\n\nText.", None),  # more lines than a title's
+    ("Ruth Okonkwo\n14 Mill Lane\n\nText.", None),  # an address, not in capitals
+    ("NOTICE OF MEETING\nThe board meets on Monday.\n\nText.", None),  # a heading over its text
+    ("WHEREAS:\nTHE PARTIES AGREE\n\nText.", None),  # a lead-in
 ])
 def test_title_is_a_heading_or_a_short_line_standing_alone(text, title):
     from lsgtool.documents.prose import title_span

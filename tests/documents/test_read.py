@@ -132,6 +132,17 @@ def test_a_word_document_s_chapters_are_its_top_headings_that_are_several(tmp_pa
         assert "first." in document.chapters[0].text and "second." in document.text
 
 
+@pytest.mark.parametrize("markdown, title", [
+    ("HOMEOWNERS POLICY\n\nYour home is covered. Claims are paid in thirty days.\n", "HOMEOWNERS POLICY"),
+    ("Your home is covered. Claims are paid in thirty days.\n\nMore follows.\n", None),  # prose: no title
+])
+def test_a_word_document_without_a_title_paragraph_is_titled_by_its_first_line_as_text_is(tmp_path, markdown,
+                                                                                           title):
+    pytest.importorskip("mammoth")
+    document = read(_docx(tmp_path, markdown))
+    assert document.title == title and document.text.startswith(markdown.split("\n")[0])
+
+
 def test_a_word_cross_reference_to_a_note_keeps_its_words(tmp_path):
     pytest.importorskip("mammoth")
     link = b'<w:p><w:hyperlink w:anchor="footnote-1"><w:r><w:t>See the note on counts.</w:t></w:r></w:hyperlink></w:p>'
@@ -229,6 +240,8 @@ def test_code_is_no_chapter_heading():  # a shell comment in a fenced or indente
     ("# Dear John,\n\nThe granary was full.\n", ".md", None),  # a letter's greeting
     ("Dear John\n\nThe granary was full.\n", ".txt", "Dear John"),  # a novel's name
     ("# Introduction to Granaries\n\nThe granary was full.\n", ".md", "Introduction to Granaries"),
+    ("HEARTHSTONE MUTUAL INSURANCE COMPANY\nHOMEOWNERS POLICY\n\nYour home is covered.\n", ".txt",
+     "HEARTHSTONE MUTUAL INSURANCE COMPANY HOMEOWNERS POLICY"),  # a title block in capitals
 ])
 def test_a_text_document_is_titled_as_its_reader_sees_it(text, suffix, title):
     assert read_bytes(text.encode(), "doc" + suffix, suffix).title == title
