@@ -104,6 +104,7 @@ def _row(line: str) -> bool:
     one holding a number (a line of justified monospace text has gaps between its words too: "repair   any")."""
     cells = [cell for cell in TABLE_ROW.split(line.strip()) if cell]
     return len(cells) >= 2 and any(any(ch.isdigit() for ch in cell) for cell in cells)
+NOTED_END = re.compile(r"[^\W\d_][.!?][\"”’]?\d{1,2}$")  # a sentence's end with a footnote's mark: "... wet year.1"
 CAPTION_LINE = re.compile(r"(?:Table|TABLE|Figure|FIGURE|Fig\.|Exhibit)\s+[\dA-Z]+(?:\.\d+)?[:.]\s")
 
 
@@ -122,7 +123,8 @@ def _paragraphs(text: str) -> str:
         section = size < SECTION_WIDTH * usual and SECTION_LINE.fullmatch(bare) is not None \
             and HEADING_NEXT.match(after) is not None  # (not "2 Kings and Chronicles, which the" over "library")
         if current and section and (
-                current[-1].endswith((".", "!", "?", '"', "”", "’")) or SECTION_WORD.fullmatch(bare)):
+                current[-1].endswith((".", "!", "?", '"', "”", "’")) or NOTED_END.search(current[-1])
+                or SECTION_WORD.fullmatch(bare)):
             out.append(_joined(current))  # a numbered section's heading after a sentence's end (a line of a wider
             current = []  # abstract above two columns), or a paper's "ABSTRACT" after its affiliation: its own
         row = _row(bare)
@@ -137,7 +139,8 @@ def _paragraphs(text: str) -> str:
         current.append(line.strip())
         if mark:
             continue  # a bullet on a line of its own goes with its item
-        if row or size < 0.8 * usual and line.rstrip().endswith((".", "!", "?", ":", '"', "”", "’")) or \
+        if row or size < 0.8 * usual and (line.rstrip().endswith((".", "!", "?", ":", '"', "”", "’"))
+                                          or NOTED_END.search(line.rstrip())) or \
                 (size < HEADING_WIDTH * usual or section and len(current) == 1) and \
                 not line.rstrip().endswith((",", ";", "-", "–", "—")) and HEADING_NEXT.match(after) or \
                 CAPTION_LINE.match(current[0]) and SECTION_LINE.fullmatch(after) is not None:

@@ -121,6 +121,11 @@ DIRECTION = re.compile(r"[ \t]*\([^()]*\)[ \t]*$")
 CUES = 3  # the fewest cues a screenplay has (and a scene heading)
 # a speaker's name on a line of its own, above what they say, perhaps with their role after a dash: an earnings
 # call's "Karen Mitchell -- Chief Executive Officer", "Operator"
+# a call transcript's section, not a speaker: "Company Participants", "Question-and-Answer Session"
+CALL_SECTION = re.compile(r"(?:(?:company|corporate|conference call|call|other) )?participants|presentation|"
+                          r"question[- ]and[- ]answer(?: session)?|questions and answers|q ?& ?a(?: session)?|"
+                          r"prepared remarks|management discussion|forward[- ]looking statements|disclaimer",
+                          re.IGNORECASE)
 SPEAKER_LINE = re.compile(r"[ \t]*(Operator|[A-Z][\w.'’-]+(?: [A-Z][\w.'’-]*){1,3})"
                           r"((?:[ \t]+(?:--|—|–)[ \t]+[^\n]{1,80})?)[ \t]*$")
 HEADING_WORD = re.compile(r"(?i:chapter|part|book|section|act|scene|volume|appendix|step|phase|day|week|lesson|unit|"
@@ -132,6 +137,10 @@ CUE_TIME = re.compile(r"\s*((?:\d{1,2}:)?\d{1,2}:\d{2})[.,]\d{3}\s+-->\s+(?:\d{1
 VOICE = re.compile(r"<v(?:\.[\w-]+)*\s+([^>]+)>")
 CHANGE = re.compile(r"\s*>>+\s*")  # a broadcast caption's change of speaker (">> Welcome back", ">> ANNA: Yes")
 TAG = re.compile(r"</?[a-z][^>]*>|\{\\[^}]*\}")  # caption styling: <i>, </v>, <c.yellow>, {\an8}
+# a transcriber's note of a sound in the middle of what is said: "[laughs] Every farmer has that neighbor"
+SOUND = re.compile(r"[\[(](?:laughs?|laughing|laughter|chuckles?|chuckling|giggles|applause|crosstalk|coughs?|"
+                   r"sighs?|music|music playing|cheers|cheering|groans|overlapping|background noise)[\])]",
+                   re.IGNORECASE)
 
 
 BARE_WORDS = 12  # a bare heading's most words
@@ -151,15 +160,20 @@ def _title_case(line: str) -> bool:
     return 2 * sum(1 for word in long if word[0].isupper()) > len(long)
 
 
+SUBJECT = re.compile(r"(?:re|fwd?|aw):\s", re.IGNORECASE)  # a reply's subject: a forum post's "Re: Is it dead?"
+
+
 def bare_heading(line: str, before: str, after: str, width: int, heading_before: bool = False) -> bool:
     """Whether ``line`` of plain text heads what follows ("1 Introduction", "Results and discussion", a title) and
     is no part of a sentence: at most ``BARE_WORDS`` words, beginning with a capital or a number and not ending as
-    a sentence or clause does; after a blank line, a sentence's end or another heading (``heading_before``); and
-    before a blank line or a line that begins as a sentence; and well short of the text's longest line (``width``)
-    with room there for the next line's first word: a line of a hard-wrapped paragraph is not."""
+    a sentence or clause does (but a reply's subject, ``SUBJECT``); after a blank line, a sentence's end or another
+    heading (``heading_before``); and before a blank line or a line that begins as a sentence; and well short of
+    the text's longest line (``width``) with room there for the next line's first word: a line of a hard-wrapped
+    paragraph is not."""
     line, before, after = line.strip(), before.strip(), after.strip()
     most = LABELLED_WORDS if LABELLED.match(line) and _title_case(line) else BARE_WORDS
-    if not line or len(line.split()) > most or not OPENS.match(line) or ENDED.search(line):
+    if not line or len(line.split()) > most or not OPENS.match(line) \
+            or (ENDED.search(line) and not SUBJECT.match(line)):
         return False
     if before and not heading_before and not ENDS.search(before):
         return False
@@ -224,7 +238,8 @@ def _speaker_lines(text: str) -> dict[int, tuple[str, bool]]:
     found = {}
     for k, (_, _, line) in enumerate(lines):
         named = SPEAKER_LINE.match(line)
-        if named and not HEADING_WORD.match(named.group(1)) and (k == 0 or not lines[k - 1][2].strip()) and not (
+        if named and not HEADING_WORD.match(named.group(1)) and not CALL_SECTION.fullmatch(named.group(1).strip()) \
+                and (k == 0 or not lines[k - 1][2].strip()) and not (
                 k + 1 < len(lines) and SETEXT.match(lines[k + 1][2])) and (
                 k + 1 < len(lines) and lines[k + 1][2].strip()
                 or k + 2 < len(lines) and not lines[k + 1][2].strip() and lines[k + 2][2].strip()):
@@ -254,7 +269,7 @@ def _headed_lines(text: str) -> Iterator[tuple[int, int, str | None, None]]:
     for k, (start, _, line) in enumerate(lines[min(names, default=0):], min(names, default=0)):
         if k in names:
             speaker = names[k][0]
-        elif line.strip() and not SECTION_LABEL.match(line):
+        elif line.strip() and not SECTION_LABEL.match(line) and not CALL_SECTION.fullmatch(line.strip()):
             yield start + len(line) - len(line.lstrip()), start + len(line.rstrip()), speaker, None
 
 
@@ -382,10 +397,10 @@ def _spoken_lines(text: str) -> Iterator[tuple[int, int, str | None, str | None]
     lines = list(_lines(text))
     found = [TURN.match(line) for _, _, line in lines]  # each line's speaker's label, where it has one
     labels = Counter(label.group(2).strip() for label in found if label)
-    first = next((k for k, label in enumerate(found) if label  # none: no title page
-                  and not (HEADER_LABEL.fullmatch(label.group(2).strip()) and labels[label.group(2).strip()] == 1)),
-                 0)  # (a header's "TRANSCRIPT: GUBERNATORIAL DEBATE" is no one's turn, unless the label speaks again)
-    title: set[int] = set()  # before the first turn, the paragraphs that end no sentence: a title, a date, a heading
+    first = next((k for k, label in enumerate(found) if label and not _field(lines[k][2], label, labels)), 0)
+    # (none: no title page; a header's "TRANSCRIPT: GUBERNATORIAL DEBATE" is no one's turn, unless it speaks again)
+    title = {k for k in range(first) if found[k] or TRANSCRIBED.search(lines[k][2])}  # its fields, a note on it
+    # and, before the first turn, the paragraphs that end no sentence: a title, a date, a heading
     paragraph: list[int] = []
     for k in range(first + 1):
         if k < first and lines[k][2].strip():
@@ -415,6 +430,17 @@ def _spoken_lines(text: str) -> Iterator[tuple[int, int, str | None, str | None]
             resumed = False
 
 
+def _field(line: str, label: re.Match, labels: Counter) -> bool:
+    """Whether a line with a speaker's ``label`` is a field of a transcript's header, not a turn: its label speaks
+    once, and is a header's (``HEADER_LABEL``), or names no one ("THE SOIL CAST — Episode 142: ..."), or another
+    field follows it in its line ("Host: Dana Whitfield | Guest: Marcus Oyelaran")."""
+    name = label.group(2).strip()
+    return labels[name] == 1 and (HEADER_LABEL.fullmatch(name) is not None or re.search(r"\d| [—–-] ", name) is not None
+                                  or re.search(r"\s[|•·]\s*[^\W\d_][\w ]{0,30}:\s", line) is not None)
+
+
+# a line before a transcript's first turn that is a note on the transcript: "Transcript generated automatically."
+TRANSCRIBED = re.compile(r"\btranscri(?:pt|bed|ption)\b", re.IGNORECASE)
 # a transcript's header's labels: "TRANSCRIPT: MAYORAL DEBATE, ...", "Date: 14 October", "Location: Rosewood Hall"
 HEADER_LABEL = re.compile(r"(?i:transcript|participants|present|attendees|in attendance|date|location|venue|time|"
                           r"place|subject|topic|event|recorded|source|title)")  # (not a "Host:", who speaks)
@@ -567,6 +593,9 @@ OWN_SUMMARY = re.compile(NUMBERED + r"(?:abstract|summary|executive summary|"
                          re.IGNORECASE)
 
 
+# a patent's summary of its invention: "SUMMARY OF THE INVENTION", "BRIEF SUMMARY OF THE DISCLOSURE"
+INVENTION = re.compile(r"^[ \t]*(?:#{1,2}[ \t]+)?(?:\d+\.?[ \t]+)?(?:brief )?summary of the (?:invention|disclosure)"
+                       r"[ \t]*$", re.IGNORECASE | re.MULTILINE)
 # the summary of the whole is near the start, after a title, its authors, a contents list: a heading line in the
 # first OWN_SHARE of the text (of a short one, its first OWN_CHARS characters); a "Summary" further in, or under a
 # "###" heading, sums up a part (an RFC's "### Overview" of its design: boosted, R-1 on the nine RFCs with such a
@@ -609,6 +638,7 @@ def own_summary(text: str, transcript: bool | None = None) -> tuple[int, int] | 
     """Where ``text``'s author summed it up, near its start (its first ``OWN_SHARE``, or ``OWN_CHARS``): under a
     line holding only a summary's heading (``OWN_SUMMARY``: Abstract, Summary, TL;DR, Executive summary, Overview; a
     ``#`` or ``##`` heading, or a plain line, even right after a list), to the next heading after it; else a
+    patent's summary of its invention anywhere (``INVENTION``); else a
     paragraph among its first ``OWN_OPENING`` of prose opening with one as a label ("TL;DR: ...") or with a news
     story's dateline (``RUN_IN_OWN``); else the paragraph among the first ``DEFINES_PARAGRAPHS`` of prose, before
     any section, whose first sentence says what the subject named in the title is (``DEFINES``, ``NAMED``; without a
@@ -622,6 +652,10 @@ def own_summary(text: str, transcript: bool | None = None) -> tuple[int, int] | 
         if (_level(text, start) or 0) <= 2 and OWN_SUMMARY.fullmatch(heading_words(line)):
             after = [a for a in headings(text, transcript) if a > end]
             return start, after[0] if after else len(text)
+    invention = INVENTION.search(text)  # a patent's, wherever it is (after its background)
+    if invention:
+        after = [a for a in headings(text, transcript) if a > invention.end()]
+        return invention.start(), after[0] if after else len(text)
     prose = list(islice((found for found in PARAGRAPH.finditer(near) if _ends_prose(found.group().strip())
                          and not ATX.match(found.group()) and not ITEM.match(found.group())
                          and not QUOTE.match(found.group())), OWN_OPENING))
@@ -700,7 +734,8 @@ def _depth(text: str, start: int, line: str) -> int | None:
 
 
 # sections that are no part of what a document says: its references, thanks and pointers elsewhere
-BACK_MATTER = re.compile(NUMBERED + r"(?:references|bibliography|works cited|"
+BACK_MATTER = re.compile(NUMBERED + r"(?:references(?: cited(?: in this (?:section|chapter|paper|report|review))?)?|"
+                         r"bibliography|works cited|"
                          r"literature cited|citations|acknowledge?ments?|further reading|external links|see also|"
                          r"footnotes|endnotes|exercises|review questions|questions for discussion|key terms|"
                          r"check your understanding)[.:]?",  # (a textbook's glossary and quiz; not its learning
@@ -753,7 +788,8 @@ NOTES = re.compile(r"(?:foot|end)notes[.:]?", re.IGNORECASE)  # (a PDF's, moved 
 # a reference list's entry wherever it stands (a syllabus's textbook): "- Morling, B. (2021). *Research Methods ...*
 # (4th ed.). W. W. Norton." (its pieces, split at "B." and "(2021).", had been picked without the author)
 REFERENCE = re.compile(r"^[ \t]*(?:[-*+][ \t]+|\[?\d{1,3}[.\]][ \t]+)?(?:[A-Z][\w'’-]+,[ \t](?:[A-Z]\.[ \t-]?){1,3}"
-                       r"(?:,[ \t]|,?[ \t]?&[ \t]|[ \t]and[ \t])?)+\(\d{4}[a-z]?\)\.[^\n]*", re.MULTILINE)
+                       r"(?:,[ \t]|,?[ \t]?&[ \t]|[ \t]and[ \t])?)+(?:et[ \t]al\.,?[ \t])?\(\d{4}[a-z]?\)\.[^\n]*",
+                       re.MULTILINE)  # (and "Judy, J. D., Williams, M., et al. (2019).")
 REFERENCE_WORDS = 40  # an entry longer than this goes on with prose (an annotated bibliography's)
 TITLE_PAGE_WORDS = 40  # a paragraph longer than this is prose, whatever it ends with
 PROSE_END = re.compile(r"[.!?:…][\"'”’)\]*_]*$")  # a paragraph that ends so ends a sentence
@@ -1065,6 +1101,7 @@ def _tex_reader():
 
 RUN_IN_LABELS = ("question|findings|meaning|importance|key points|objectives?|design|setting|participants|"
                  "results?|conclusions?|background|methods?|answer|summary|verdict|pros|cons|bottom line|takeaways?")
+RUN_IN_WORDS = r"[A-Z][\w'’()/–-]*(?: [\w'’()/–-]+){0,3}"  # a run-in heading's: "Async runtime", "Year 1 (2025–26)"
 INLINE = [
     # a PDF's footnote mark against a sentence's end: "... heavy metals.1" (``documents.sentences.NOTE_MARK``)
     (re.compile(r"(?<=[a-z][.!?])\d{1,2}$"), ""),
@@ -1085,15 +1122,17 @@ INLINE = [
     (CODE_SPAN, None),  # inline code, ``literal``: its text kept as written (``readable``)
     (TEX_MATH, lambda match: _tex_text(match.group(1))),  # "$\ln 2 \approx 0.693$" -> "ln 2 ≈ 0.693"
     # a run-in heading in bold before a sentence, of a few words: "**Async runtime.** Tasks can ..." -> "Async
-    # runtime: Tasks can ..." (not a sentence in bold, "**It is hard to read.** ..."); a known label without its colon, "**Question** Does ..." -> "Question: Does ..." (not a bold name,
+    # runtime: Tasks can ..." (not a sentence in bold, "**It is hard to read.** ..."; a web page's or a Word
+    # document's is read so, ``webpage.text_of``); a known label without its colon, "**Question** Does ..." ->
+    # "Question: Does ..." (not a bold name,
     # "**Harbor Council** Chair Ruth Alder said ...")
-    (re.compile(r"^(\*\*|__)([A-Z][\w'’()/-]*(?: [\w'’()/-]+){0,3})[.:]\1(?=[ \t]+\S)"), r"\2:"),
+    (re.compile(rf"^(\*\*|__)({RUN_IN_WORDS})[.:]\1(?=[ \t]+\S)"), r"\2:"),
     (re.compile(rf"^(\*\*|__)((?i:{RUN_IN_LABELS}))\1(?=[ \t]+[A-Z])"), r"\2:"),
     (re.compile(r"(\*\*|__)(?=\S)(.+?)(?<=\S)\1"), r"\2"),  # strong
     (re.compile(r"(?<![\w*])\*(?=\S)([^*\n]+?)(?<=\S)\*(?![\w*])"), r"\1"),  # *emphasis*
     (re.compile(r"(?<![\w_])_(?=\S)([^_\n]+?)(?<=\S)_(?![\w_])"), r"\1"),  # _emphasis_
     # a numbered footnote marker: " [3]"; not one a sentence begins with, where it names who did what ("[19] propose")
-    (re.compile(r"(?<![.!?])\s\[\d{1,3}\](?=[\s.,;:]|$)"), ""),
+    (re.compile(r"(?<![.!?])\s\[\d{1,3}(?:\s*[,–-]\s*\d{1,3})*\](?=[\s.,;:]|$)"), ""),  # and " [4, 11]", " [4–7]"
 ]
 # a list's or a quotation's marks before a line's words; a clause's number before a capital ("2.1 Licensor ...",
 # "(A) Licensor ...", not "3.5 million"); a patent's paragraph number ("[0007] In some embodiments ...")
@@ -1282,7 +1321,7 @@ def _spoken(span: str) -> str:
         label = TURN.match(line) if kept else None  # a label inside the span: a line after the first
         voice = VOICE.match(line.strip())
         line = line[label.end():] if label else line[line.index("<v") + voice.end():] if voice else line
-        kept.append(EMOJI.sub("", TAG.sub("", line)))
+        kept.append(EMOJI.sub("", SOUND.sub("", TAG.sub("", line))))
     words = []
     for word in " ".join(kept).split():
         bare = word.strip(EDGES).lower()
@@ -1346,6 +1385,33 @@ def title_span(text: str, transcript: bool | None = None) -> tuple[int, int] | N
     return (start + len(line) - len(line.lstrip()), block) if block else None
 
 
+def spoken_title(text: str, transcript: bool | None = None) -> tuple[int, int] | None:
+    """Where a transcript's title is: on its title page, before its first turn, the first line standing alone, or
+    the first lines of it short and ending no sentence ("Corvane Logistics, Inc. (NYSE: CVLG)" over "Q3 2025
+    Earnings Conference Call"; a screenplay's "LOW TIDE"); None without one (a meeting that opens with its talk)."""
+    said = turns(text, transcript)
+    head = text[:said[0].pieces[0][0]] if said else ""
+    head = head[:head.rfind("\n") + 1]  # the lines before the first turn's
+    lines = [line for line in _lines(head) if line[2].strip() and not BANNER.fullmatch(line[2].strip())]
+    if not lines:
+        return None
+    start, end, line = lines[0]
+    whole = start + len(line) - len(line.lstrip()), start + len(line.rstrip())
+    field = TURN.match(line)
+    if field:  # a field ("Date: ..."), no title; but a podcast's "THE SOIL CAST — Episode 142: ..." is one
+        return whole if re.search(r"\d| [—–-] ", field.group(2)) and len(line.split()) <= 2 * TITLE_WORDS else None
+    alone = re.match(r"[ \t]*\r?\n[ \t]*(?:\r?\n|$)", head[end:]) is not None
+    if alone and len(line.split()) <= TITLE_WORDS and not line.rstrip().endswith((".", "!", "?", ":", ";", ",")):
+        return whole
+    block = _title_block(head, start, capitals=False)
+    dated = DATED.search(head, end, block) if block else None  # a date under it is no part of it
+    return (whole[0], head.rfind("\n", 0, dated.start()) if dated else block) if block else None
+
+
+DATED = re.compile(r"(?m)^.*(?:\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.? \d|\b\d{1,2}:\d\d\b|"
+                   r"\b\d{4}-\d\d-\d\d\b)", re.IGNORECASE)  # a line holding a date or a time
+
+
 def _title_line(line: str) -> bool:
     """Whether ``line`` may be a title: short, no turn, no sentence's or lead-in's end."""
     return (len(line.split()) <= TITLE_WORDS and not TURN.match(line)
@@ -1355,13 +1421,15 @@ def _title_line(line: str) -> bool:
 TITLE_LINES = 3  # a title set in capitals over up to this many lines
 
 
-def _title_block(text: str, start: int) -> int | None:
-    """The end of a title set in capitals over two to ``TITLE_LINES`` lines from ``start``, a blank line after it
-    ("HEARTHSTONE MUTUAL INSURANCE COMPANY" over "HOMEOWNERS POLICY": a policy's, a contract's title page); None
-    where the lines there are no such block (an address, a list, a heading over its text)."""
+def _title_block(text: str, start: int, capitals: bool = True) -> int | None:
+    """The end of a title set in capitals (``capitals``; else in any case: a transcript's title page, ``spoken_title``)
+    over two to ``TITLE_LINES`` lines from ``start``, a blank line after it ("HEARTHSTONE MUTUAL INSURANCE COMPANY"
+    over "HOMEOWNERS POLICY": a policy's, a contract's title page); None where the lines there are no such block (an
+    address, a list, a heading over its text)."""
     block = re.match(r"(?:[^\n]*\S[^\n]*(?:\r?\n|$)){2,%d}(?=[ \t]*(?:\r?\n|$))" % TITLE_LINES, text[start:])
     lines = block.group().splitlines() if block else []
     if not lines or not all(_title_line(line) and not ITEM.match(line) and not ATX.match(line)
-                            and re.search(r"[^\W\d_]{2}", line) and line == line.upper() for line in lines):
+                            and re.search(r"[^\W\d_]{2}", line) and (line == line.upper() or not capitals)
+                            for line in lines):
         return None
     return start + len(block.group().rstrip())

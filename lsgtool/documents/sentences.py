@@ -17,10 +17,16 @@ ET_AL = re.compile(r"(?<=\bet al)\.(?=\s*[(\[])|(?:(?<=\b(?:No|pp|Ch|Eq))|(?<=\b
                    r"(?<=\b(?:Rev|Pub))\.(?=\s*(?:Code|Stat|L)\b)|(?<=\bAnn)\.(?=\s*§)|(?<=\b[Hh]on)\.(?=\s+\w)|"
                    r"(?:(?<=\b(?:Ex|Id|Br|Tr))|(?<=\b(?:Exs|Mot|Opp|Aff))|(?<=\bDecl)|(?<=\bCompl))"
                    r"\.(?=\s*(?:¶|\d|at\b))|"
-                   r"(?:(?<=\bEx)|(?<=\bExs))\.(?=\s*[A-Z]{1,2}(?:[.,;)-]|\s+(?:¶|at\b)))|(?<=\bAm)\.(?=\s*Compl\b)")
+                   r"(?:(?<=\bEx)|(?<=\bExs))\.(?=\s*[A-Z]{1,2}(?:[.,;)-]|\s+(?:¶|at\b)))|(?<=\bAm)\.(?=\s*Compl\b)|"
+                   r"(?:(?<=\b(?:Ga|La|Md|Mo|Or|Pa|Vt|Va|Ky))|(?<=\b(?:Ala|Ark|Cal|Del|Fla|Haw|Ill|Ind|Kan|Neb|Nev|Tex|"
+                   r"Wis|Wyo))|(?<=\b(?:Ariz|Colo|Conn|Mass|Mich|Minn|Miss|Mont|Okla|Tenn|Wash)))"
+                   r"\.(?=\s*(?:Stat|Rev|Gen|Comp|Code|Admin|Const)\b)|"
+                   r"(?:(?<=\b(?:Gen|Rev))|(?<=\b(?:Stat|Comp|Laws|Code))|(?<=\bAdmin))"
+                   r"\.(?=\s*(?:§|Ann\b|Stat\b|Laws\b|Code\b))")
 # ... and in "Okafor v. Harborview Logistics, Inc., No. 2:20-cv-01187", "Vol. 3", "pp. 12-19", a patent's "FIG. 3",
 # a bill's "SEC. 2.", a statute's "124 Stat. 119", "Ohio Rev. Code Ann. § 5721.20", "Pub. L. 115-72" before a number,
-# a parliament's "the right hon. Lady"; a brief's record citations: "Id. ¶ 13; Ex. A.", "Am. Compl. ¶ 18", "Decl. at 4"
+# a parliament's "the right hon. Lady"; a brief's record citations: "Id. ¶ 13; Ex. A.", "Am. Compl. ¶ 18", "Decl. at 4";
+# a state's statute: "Minn. Stat. § 504B.385", "Fla. Stat. Ann. § 83.60", "N.C. Gen. Stat. §", "Mich. Comp. Laws §"
 JOINED_WORDS = 60  # a sentence joined across its semicolons is at most this long (a list of clauses stays apart)
 EXHIBIT = re.compile(r"\b(?:Exs?\.|Exhibits?)\s+[A-Z]{1,2}(?:-\d+)?\.(?=\s+[A-Z])")  # a record's "Ex. A." ends a cite
 # a wiki's citation markers right after a sentence's end (".[4] With", ".[14][15]", ".[citation needed]"): syntok
@@ -29,6 +35,14 @@ CITED = re.compile(r"(?<=[.!?\"”])(?:\[(?:\d{1,3}|[a-z]|citation needed|clarif
                    r"according to whom\?|note \d{1,3})\])+")
 # a PDF's footnote mark set against a sentence's end ("... heavy metals.1 A UV-C lamp ..."): it ends the sentence too
 NOTE_MARK = re.compile(r"(?<=[a-z][.!?])\d{1,2}(?=\s+[A-Z])")
+# where syntok reads on through a sentence's end (``_missed_sentences``): after a number with a decimal point ("...
+# under § 554.139. The tenant"), or a capital letter alone ("... at Site B. Under drip irrigation"; syntok takes it
+# for an initial) before a word no name is ("Under", not "John B. Smith"), or a citation's number ("... (Judy et al.,
+# 2019) [4]. Additives ...")
+MISSED_END = re.compile(r"(?<=\d\.\d)\d*\.(?=[ \t]+[A-Z][a-z])|(?<=\d\])\.(?=[ \t]+[A-Z][a-z])|"
+                        r"(?<=\s[A-Z])\.(?=[ \t]+(?:The|This|These|That|Those|It|Its|In|Under|On|At|For|From|With|"
+                        r"Without|When|While|After|Before|During|Since|We|Our|They|Their|There|Here|But|And|However|"
+                        r"Thus|Then|As|If|By|Both|All|Each|No|Not)\b)")
 # inline code on one line ("`T: ?Sized`", "`a.b()`"), not a pair of quotation marks written as backticks
 # ("``Hello,'' he said."): its punctuation ends no sentence
 CODE = re.compile(r"(?<!`)`(?=\S)[^`\n]{1,80}?(?<=\S)`(?!`)")
@@ -89,7 +103,7 @@ def sentence_spans(text: str, start: int = 0, end: int | None = None) -> Iterato
                     spans[-1] = (spans[-1][0], b)  # a semicolon ends no sentence ("... buy a label; Parcelwise
                 else:  # then tracks it"), where the next goes on in its line (a list's item on its own stays one)
                     spans.append((a, b))
-    for a, b in spans:
+    for a, b in _quotations(text, spans):
         for exhibit in EXHIBIT.finditer(text, a, b):  # a brief's "Ex. A." ends a citation ("Ex. A. Each bill ...")
             if text[exhibit.end():b].strip():
                 yield from _sentence_pieces(text, a, exhibit.end())
@@ -97,10 +111,45 @@ def sentence_spans(text: str, start: int = 0, end: int | None = None) -> Iterato
         yield from _sentence_pieces(text, a, b)
 
 
+def _open(quoted: str) -> bool:
+    """Whether ``quoted`` leaves a quotation open: more “ than ”, or an odd number of straight double quotes."""
+    return quoted.count("“") > quoted.count("”") or quoted.count('"') % 2 == 1
+
+
+def _quotations(text: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """``spans`` with the sentences of a quotation that one opens and one after it in its paragraph closes joined,
+    up to ``JOINED_WORDS`` words (He said, "Ruthie, they didn't take the farm. The bank did." is one sentence: its
+    first alone says the opposite); a longer quotation, or one that does not close, stays apart."""
+    joined, i = [], 0
+    while i < len(spans):
+        a, k = spans[i][0], i
+        if _open(text[a:spans[i][1]]):
+            for j in range(i + 1, len(spans)):
+                if "\n\n" in text[spans[j - 1][1]:spans[j][0]] or len(text[a:spans[j][1]].split()) > JOINED_WORDS:
+                    break
+                if not _open(text[a:spans[j][1]]):
+                    k = j
+                    break
+        joined.append((a, spans[k][1]))
+        i = k + 1
+    return joined
+
+
 def _sentence_pieces(text: str, start: int, end: int) -> Iterator[tuple[int, int]]:
     """A sentence's span cut after each CJK sentence end and, in speech without punctuation, into breaths."""
     for x, y in _cjk_sentences(text, start, end):
-        yield from breaths(text, x, y)
+        for u, v in _missed_sentences(text, x, y):
+            yield from breaths(text, u, v)
+
+
+def _missed_sentences(text: str, start: int, end: int) -> Iterator[tuple[int, int]]:
+    """``text[start:end]`` split after a sentence's end syntok reads on through (``MISSED_END``), past its first
+    words (not a heading's "1.2. Scope")."""
+    for match in MISSED_END.finditer(text, start, end):
+        if len(text[start:match.start()].split()) >= 3:
+            yield start, match.end()
+            start = match.end() + len(text[match.end():end]) - len(text[match.end():end].lstrip())
+    yield start, end
 
 
 def _cjk_sentences(text: str, start: int, end: int) -> Iterator[tuple[int, int]]:

@@ -17,7 +17,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from lsgtool.documents.model import SEPARATOR, Chapter, DocumentError, kinds_said
-from lsgtool.documents.prose import ATX, FRONT_MATTER, fenced, heading_words, readable, title_span
+from lsgtool.documents.prose import ATX, FRONT_MATTER, fenced, heading_words, readable, spoken_title, title_span, turns
 
 MARKDOWN_HEADING = re.compile(r"^(#{1,2})\s+(.+?)\s*#*\s*$")
 NAMED_HEADING = re.compile(
@@ -216,6 +216,9 @@ def title_of(text: str, markdown: bool = False, transcript: bool | None = None) 
     # (not YAML: "title: Rust: A Guide" is read as written, as prose.title_span reads it)
     base = DECORATION.match(text, base).end()  # a README's logo and badges before its heading
     span = title_span(text[base:], transcript) if base else title_span(text, transcript)
+    if span is None and not base and turns(text, transcript):  # a transcript's title page
+        found = spoken_title(text, transcript)
+        return readable(text[found[0]:found[1]].replace("\n", " — ")) if found else None
     if span is None:
         return None
     span = (base + span[0], base + span[1])

@@ -14,6 +14,7 @@ import re
 from collections import defaultdict
 
 from lsgtool.documents.model import Chapter, DocumentError
+from lsgtool.documents.prose import RUN_IN_WORDS
 
 BLOCKS = {"p", "div", "h1", "h2", "h3", "h4", "h5", "h6", "li", "blockquote", "pre", "section", "article", "tr", "td",
           "th", "br", "dt", "dd", "figcaption", "header", "footer"}
@@ -27,7 +28,7 @@ SUFFIXES = (".html", ".htm")
 ROLES = {"navigation", "complementary", "banner", "contentinfo", "search", "toolbar", "menu", "menubar", "dialog"}
 NAMED = re.compile(r"(?:^|[-_\s])(?:breadcrumbs?|share|sharing|social|related|comments?|newsletter|subscribe|"
                    r"sidebar|promo|sponsored|advert|ads?|cookies?|popup|modal|jump|print|toolbar|pagination|tags|"
-                   r"byline|author-bio|skip-link|post-signature|post-menu|votecell|vote-count|corrections?|"
+                   r"byline|author-bio|skip-link|post-signature|signature|post-menu|votecell|vote-count|corrections?|"
                    r"site-header|site-footer|global-header|global-footer|masthead|utility-nav|"
                    r"clarifications?|editors?-note)(?:$|[-_\s])",
                    re.IGNORECASE)
@@ -87,10 +88,30 @@ def _cell(node) -> bool:
 
 
 def _data_row(row) -> bool:
-    """Whether a ``<tr>`` is a row of data: two cells or more, none holding a block of its own (a layout table's
-    cells hold paragraphs and headings: an e-mail's columns are text)."""
+    """Whether a ``<tr>`` is a row of data: two cells or more, none holding a block of its own but one paragraph (a
+    Word table's cells as mammoth writes them; a layout table's cells hold paragraphs and headings: an e-mail's
+    columns are text)."""
     cells = [cell for cell in row if _cell(cell)]
-    return len(cells) >= 2 and not any(_holds_blocks(cell) for cell in cells)
+    return len(cells) >= 2 and not any(_holds_blocks(cell) and not _one_paragraph(cell) for cell in cells)
+
+
+def _one_paragraph(cell) -> bool:
+    """Whether a table's cell holds one paragraph and no other block."""
+    blocks = [el for el in cell.iterdescendants() if isinstance(el.tag, str) and el.tag.split("}")[-1] in BLOCKS]
+    return len(blocks) == 1 and blocks[0].tag.split("}")[-1] == "p"
+
+
+def _opening(parts: list[str]) -> bool:
+    """Whether what ``text_of`` writes next opens a paragraph or a list item (only blanks since a block's start)."""
+    for part in reversed(parts):
+        if part.strip():
+            return re.fullmatch(r"-|\d+\.", part.strip()) is not None  # a list item's mark
+        if "\n\n" in part:
+            return True
+    return True
+
+
+RUN_IN = re.compile(RUN_IN_WORDS + r"\.")  # a run-in heading in bold: "Year 2 (2026–27)." (not "It is hard to read.")
 
 
 def text_of(element, flow: bool = False) -> str:
@@ -105,11 +126,14 @@ def text_of(element, flow: bool = False) -> str:
         if tag in HIDDEN or _hidden(node):
             return
         fence = tag == "pre" and not pre and _code(node)  # code: fenced, as Markdown writes it, so it is no prose
+        block = tag in BLOCKS or tag == "cite" and any(str(a.tag).split("}")[-1] == "blockquote"
+                                                       for a in node.iterancestors())
+        # (a quoted post's "crumb wrote: ↑Tue Feb 11, 9:14 pm" is a line of its own; a cited work's title is not)
         pre = pre or tag == "pre"
         said = (lambda words: words) if pre or not flow else (lambda words: words.replace("\n", " "))
-        if tag in BLOCKS and marked and "".join(parts[marked[0] + 1:]).strip():
+        if block and marked and "".join(parts[marked[0] + 1:]).strip():
             marked.clear()  # the item's words have begun (looked for until then only: no join over a long page)
-        if tag in BLOCKS and parts and not parts[-1].endswith("\n") and not marked:
+        if block and parts and not parts[-1].endswith("\n") and not marked:
             parts.append("\n\n")  # a block begins a paragraph ("Heating<div>Is it worth ...": not "HeatingIs")
         if tag == "tr" and _data_row(node):  # a table's row of cells: one line, its cells apart as Markdown's are
             cells = [" ".join(cell.text_content().split()) for cell in node if _cell(cell) and not _hidden(cell)]
@@ -122,6 +146,10 @@ def text_of(element, flow: bool = False) -> str:
             number = (int(start) if start.isdigit() else 1) + sum(1 for _ in node.itersiblings("{*}li", preceding=True))
             marked[:] = [len(parts)]
             parts.append(f"{number}. " if ordered else "- ")
+        if tag in ("strong", "b") and node.tail and node.tail[:1].isspace() and node.tail.strip() \
+                and RUN_IN.fullmatch(" ".join(node.text_content().split())) and _opening(parts):
+            parts.append(" ".join(node.text_content().split())[:-1] + ":")  # a run-in heading, "<b>Year 2.</b>
+            return  # Monitoring ...": "Year 2: Monitoring ...", as prose.INLINE reads Markdown's (not a sentence)
         if fence:
             marks = "`" * max(3, 1 + max((len(run) for run in re.findall("`+", node.text_content())), default=0))
             parts.append(f"\n\n{marks}\n")
@@ -133,7 +161,7 @@ def text_of(element, flow: bool = False) -> str:
                 parts.append(said(child.tail))
         if fence:
             parts.append(f"\n{marks}")
-        if tag in BLOCKS:
+        if block:
             parts.append("\n\n")
 
     walk(element, False)

@@ -6,6 +6,7 @@ from pathlib import Path
 import pytest
 
 from lsgtool.documents.prose import blocks, prose_sentences, readable
+from lsgtool.documents.read import read_bytes
 from lsgtool.documents.sentences import sentence_spans
 
 MARKDOWN = """# Associated items
@@ -584,6 +585,28 @@ def test_the_authors_own_summary_is_a_summary_heading_near_the_start_and_referen
     assert not back_matter(syllabus.replace("Morling, B. (2021).", "Morling's book (2021) is"))
     annotated = ("Walker, M. P. (2017). Why we sleep. Scribner. " + "Walker argues that sleep loss harms memory. " * 6)
     assert not back_matter(annotated)  # an annotated bibliography's entry goes on with prose
+    review = ("Earthworms showed small effects (Judy et al., 2019) [4, 11]. Additives matter [6]. Others [4–7] "
+              "agree.\n\n**References cited in this section**\n\n[12] Boots, B. (2019). Effects. *Env. Sci.*\n\n"
+              "[4] Judy, J. D., Williams, M., Gregg, A., et al. (2019). Microplastics in municipal outputs induce "
+              "minimal toxicity in key terrestrial biota. *Environmental Pollution*, 252, 522–531.\n")
+    assert [readable(review[a:b]) for a, b in prose_sentences(review) if not any(
+        x <= a < y for x, y in back_matter(review))][:3] == [
+        "Earthworms showed small effects (Judy et al., 2019).", "Additives matter.", "Others agree."]
+    assert [review[a:b] for a, b in back_matter(review)] == [  # each entry, "et al." too
+        review[review.index("[12]"):review.index("\n\n[4]")], review[review.index("[4] Judy"):].rstrip()]
+
+
+def test_a_patents_summary_of_the_invention_is_its_own_summary_wherever_it_is():
+    from lsgtool.documents.prose import own_summary
+
+    background = "Squeeze bottles stored upside down sputter when they refill with air. " * 60
+    patent = (f"SELF-VENTING CLOSURE\n\nBACKGROUND\n\n{background}\n\nSUMMARY OF THE INVENTION\n\n"
+              "[0008] The disclosure provides a closure that vents through two flaps.\n\n"
+              "DETAILED DESCRIPTION\n\n[0012] FIG. 1 shows the closure 10.\n")
+    found = own_summary(patent)
+    assert found is not None and patent[found[0]:found[1]].strip() == (
+        "SUMMARY OF THE INVENTION\n\n[0008] The disclosure provides a closure that vents through two flaps.")
+    assert own_summary(patent.replace("SUMMARY OF THE INVENTION", "THE FLAPS")) is None  # (a part's heading)
 
 
 def test_a_concluding_section_runs_over_its_subsections_to_a_rule_or_the_next_section():
@@ -943,6 +966,53 @@ def test_a_transcripts_title_page_is_not_glued_to_its_first_sentence():
         "We started the meeting late")  # no turn at all: no title page before one
 
 
+PODCAST = ('THE SOIL CAST — Episode 142: "Cover Crops and the Cash Flow Problem"\n'
+           "Recorded: March 4, 2025 | Released: March 11, 2025\n"
+           "Host: Dana Whitfield | Guest: Marcus Oyelaran, farmer\n"
+           "Transcript generated automatically. Please check against the audio before quoting.\n\n"
+           "[00:00:14] DANA: Welcome back. Marcus has run cover crops on his Iowa farm since 2017.\n"
+           "[00:00:52] MARCUS: [laughs] Thanks, Dana. Cover crops pay on my farm, but through the soil.\n"
+           "[00:01:04] DANA: What did the carbon program pay you? (laughter)\n"
+           "[00:01:10] MARCUS: I netted about five dollars an acre, and I left the program in 2023.\n")
+
+
+def test_a_podcasts_header_fields_and_note_are_its_title_page_and_its_sounds_are_no_words():
+    """A podcast's header had been read as turns ("Host: Dana Whitfield | Guest: ..." by "Host", its title by "THE
+    SOIL CAST — Episode 142") and shown as its summary's first sentences, and the speakers' names, no longer all
+    in capitals, left as "DANA"; a transcriber's "[laughs]" in a turn had been shown as words."""
+    from lsgtool.documents.prose import turns
+
+    assert [turn.speaker for turn in turns(PODCAST)] == ["Dana", "Marcus", "Dana", "Marcus"]
+    said = [readable(PODCAST[a:b], spoken=True) for a, b in prose_sentences(PODCAST)]
+    assert said[0] == "Welcome back." and "Thanks, Dana." in said and "What did the carbon program pay you?" in said
+    assert not any("laugh" in s.lower() or "Recorded" in s or "Transcript" in s for s in said)
+    assert read_bytes(PODCAST.encode(), "ep142.txt", ".txt").title == (
+        'THE SOIL CAST — Episode 142: "Cover Crops and the Cash Flow Problem"')  # its title, though a field
+
+
+@pytest.mark.parametrize("text, title", [
+    ("Corvane Logistics, Inc. (NYSE: CVLG)\nQ3 2025 Earnings Conference Call\nOctober 23, 2025, 8:30 AM ET\n\n"
+     "Company Participants\n\nElena Marsh - Vice President, Investor Relations\n\nPresentation\n\nOperator\n\n"
+     "Good morning, and welcome to the call.\n\nDavid Okafor -- Chief Executive Officer\n\n"
+     "Revenue for the quarter was $1.42 billion.\n\nOperator\n\nOur first question comes from Ann Bell.\n\n"
+     "Ann Bell -- Analyst, Northwind Securities\n\nWhat about brokerage?\n\n"
+     "David Okafor -- Chief Executive Officer\n\nWe have no plans to sell it.\n",
+     "Corvane Logistics, Inc. (NYSE: CVLG) — Q3 2025 Earnings Conference Call"),  # not its date
+    ("LOW TIDE\n\nANNA: The sea is coming in.\nBEN: Then we move the boat.\nANNA: Tonight.\n", "LOW TIDE"),
+    ("ANNA: The sea is coming in.\nBEN: Then we move the boat.\nANNA: Tonight.\n", None),  # a meeting's talk
+    ("Date: 4 March 2025\n\nANNA: The sea is coming in.\nBEN: Then we move the boat.\nANNA: Tonight.\n", None),
+])
+def test_a_transcripts_title_is_on_its_title_page(text, title):
+    """A transcript had no title (its summary headed by the file's path); its title page's first line, or first
+    lines ending no sentence, name it; a call's "Company Participants" and "Presentation" are no speakers."""
+    from lsgtool.documents.prose import turns
+
+    assert read_bytes(text.encode(), "call.txt", ".txt").title == title
+    if "Company Participants" in text:
+        assert [turn.speaker for turn in turns(text)] == ["Operator", "David Okafor", "Operator", "Ann Bell",
+                                                          "David Okafor"]
+
+
 # a video's automatic captions: speech written down without a mark of punctuation or a capital
 UNPUNCTUATED = (Path(__file__).parents[1] / "data" / "unpunctuated.txt").read_text(encoding="utf-8").strip()
 
@@ -1072,11 +1142,40 @@ def test_a_plain_texts_indented_paragraphs_are_prose_and_code_stays_code():
      "since the count began; They returned before dark with the boat, which had been repaired on the rocks by the "
      "two who stayed behind at the camp.", 2),  # (joined up to sixty words: a list of clauses stays apart)
     ("We will not pay for wear and tear;\n3.3 Escape of water while the home is empty;", 2),
+    # a state's statute ("Minn. Stat. §" had been three sentences: the holding shown from "§ 504B.385 must ...")
+    ("A tenant who withholds rent under Minn. Stat. § 504B.385 must deposit it with the court. The tenant did not.", 2),
+    ("Under Wis. Stat. § 704.07 and Fla. Stat. Ann. § 83.60, the landlord must repair. See N.C. Gen. Stat. § 42-42 "
+     "and Mich. Comp. Laws § 554.139. He moved to Va. Then he left.", 4),
+    # a sentence's end syntok had read on through: a number's decimal point, a capital letter alone before "Under"
+    ("The tenant relied on section 554.139. The court did not agree with him.", 2),
+    ("Recharge was 96 mm at Site A and 71 mm at Site B. Under drip irrigation it was 37 mm.", 2),
+    ("We met John B. Smith and Mary A. Jones in the morning. George W. Bush spoke.", 2),  # initials
+    ("1.2. Scope of the work is wide and the version is 2.4.1 now.", 1),  # (a heading's number)
 ])
 def test_a_patents_and_a_statutes_abbreviations_end_no_sentence(text, count):
     assert len(list(sentence_spans(text))) == count
     if count == 4 and "Ex. A." in text:
         assert [text[a:b] for a, b in sentence_spans(text)][1:3] == ["Id. ¶ 13; Ex. A.", "Each bill states the limit."]
+
+
+@pytest.mark.parametrize("text, expected", [
+    ('He said, "Ruthie, they didn\'t take the farm. The bank did." Then he went to work at the mill.',
+     ['He said, "Ruthie, they didn\'t take the farm. The bank did."', "Then he went to work at the mill."]),
+    ("“Come here. Now,” she said. He came at once.", ["“Come here. Now,” she said.", "He came at once."]),
+    ('"Never closed. Another sentence. And more.', ['"Never closed.', "Another sentence.", "And more."]),
+    ('"A speech begins here. It goes on.\n\n"It ends here." She sat.',  # a quotation over paragraphs
+     ['"A speech begins here.', "It goes on.", '"It ends here."', "She sat."]),
+])
+def test_a_short_quotation_of_several_sentences_is_one_sentence(text, expected):
+    # its first sentence alone had said the opposite of the whole ("they didn't take the farm.")
+    assert [text[a:b] for a, b in sentence_spans(text)] == expected
+
+
+def test_a_long_quotation_stays_apart():
+    said = " ".join(f"We built the {n} barn by hand." for n in ("first", "second", "third", "fourth", "fifth",
+                                                                  "sixth", "seventh", "eighth", "ninth", "tenth"))
+    text = f'He said, "{said}" Then he left.'
+    assert len(list(sentence_spans(text))) == 11  # (over sixty words: each is its own)
 
 
 def test_a_footnote_mark_against_a_sentences_end_ends_it_and_is_not_shown():

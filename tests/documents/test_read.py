@@ -143,6 +143,17 @@ def test_a_word_document_without_a_title_paragraph_is_titled_by_its_first_line_a
     assert document.title == title and document.text.startswith(markdown.split("\n")[0])
 
 
+def test_a_word_tables_rows_are_a_line_each_as_a_web_pages_are(tmp_path):
+    """mammoth writes a paragraph in each of a Word table's cells: each cell had been a paragraph of its own (a
+    budget's sentence under a table of two rows counted as its section's fourteenth paragraph)."""
+    pytest.importorskip("mammoth")
+    markdown = ("| Category | Year 1 | Total |\n|---|---:|---:|\n| Personnel | $92,400 | $187,600 |\n\n"
+                "Equipment is for a seed-curing system of six tanks.\n")
+    assert read(_docx(tmp_path, markdown)).text == (
+        "| Category | Year 1 | Total |\n\n| Personnel | $92,400 | $187,600 |\n\n"
+        "Equipment is for a seed-curing system of six tanks.")
+
+
 def test_a_word_cross_reference_to_a_note_keeps_its_words(tmp_path):
     pytest.importorskip("mammoth")
     link = b'<w:p><w:hyperlink w:anchor="footnote-1"><w:r><w:t>See the note on counts.</w:t></w:r></w:hyperlink></w:p>'
@@ -428,6 +439,22 @@ def test_pdf_headings_and_a_bullet_on_its_own_line_are_paragraphs_of_their_own()
         "Always take this medicine exactly as your doctor has told you, with a glass of water and food."]
 
 
+def test_a_pdfs_section_number_after_a_sentence_ending_on_a_footnote_mark_begins_a_paragraph():
+    """A thesis's "... in the wet year.1" (its footnote's mark) had been read on into the next section's number,
+    and the summary had shown "... wet year.1 3.4"."""
+    pymupdf = pytest.importorskip("pymupdf")
+    pdf = pymupdf.open()
+    lines = ["Net recharge averaged 96 mm per year at Site A and 71 mm per year at Site B, and under drip",
+             "irrigation it averaged 37 mm and 44 mm, and when irrigation stops on 15 September the reduction at",
+             "Site A falls from 61% to 44% in the dry year and by less in the wet year.1",
+             "3.4 Discussion",
+             "These results contradict the assumption that irrigation return flow increases the recharge of the",
+             "aquifer under the fields, which the district's plan had taken for granted since the drought of 2012."]
+    pdf.new_page().insert_text((40, 72), "\n".join(lines), fontsize=9)
+    paragraphs = read_bytes(pdf.tobytes(), "thesis.pdf", ".pdf").text.split("\n\n")
+    assert paragraphs[0].endswith("in the wet year.1") and paragraphs[1] == "3.4 Discussion"
+
+
 def test_epub_places_name_the_heading_above_and_count_paragraphs_after_it(bible_epub):  # issue 29, item 20
     """A book per spine item with a heading per chapter (as pandoc makes a Bible): a place names the chapter
     heading above it and counts text paragraphs from it, headings not counted."""
@@ -610,6 +637,63 @@ $ git reset HEAD~
 $ git add .
 </code></pre>
 <p>git reset is the command responsible for the undo.</p></div></body></html>"""
+
+
+FORUM = """<!DOCTYPE html><html><head><title>Starter smells of acetone - Forum</title></head><body><main>
+<div class="post"><h3>Is my starter dead after I switched it to white flour</h3>
+<div class="content">My rye starter smells of nail polish remover and barely rises. Should I throw it out?</div>
+<div class="signature">Baking since Jan 2025. Loaf count: 2 (and a brick).</div></div>
+<div class="post"><h3>Re: Is my starter dead?</h3>
+<div class="content"><blockquote><div><cite>crumb wrote: <a href="#p1">↑</a>Tue Feb 11, 2025 9:14 pm</cite>Should I
+throw it out?</div></blockquote>
+No, it is not dead, it is hungry. In <cite>The Bread Book</cite>, Ortiz says the same.</div></div>
+</main></body></html>"""
+
+
+def test_a_forums_quoted_header_is_a_line_of_its_own_its_signatures_furniture_and_a_reply_subject_a_heading():
+    """A forum thread: a quoted post's "crumb wrote: ↑Tue Feb 11, 2025 9:14 pm" had been glued to the quote ("9:14
+    pmShould I ..."), a signature (class "signature") and a reply's subject "Re: Is my starter dead?" shown as
+    sentences; a cited work's title in a sentence stays in it."""
+    pytest.importorskip("lxml")
+    from lsgtool.documents.prose import headings, prose_sentences
+
+    document = read_bytes(FORUM.encode(), "forum.html", ".html")
+    assert "crumb wrote: ↑Tue Feb 11, 2025 9:14 pm\n\nShould I throw it out?" in document.text
+    assert "Loaf count" not in document.text
+    assert "In The Bread Book, Ortiz says the same." in document.text
+    text = document.text
+    assert text.index("Re: Is my starter dead?") in headings(text)
+    assert "Re: Is my starter dead?" not in [text[a:b] for a, b in prose_sentences(text)]
+
+
+@pytest.mark.parametrize("markup", [
+    "<p><strong>Year 1 (2025–26).</strong> Site characterization at all three bays.</p>"
+    "<p><b>Year 2 (2026–27).</b> Monitoring of the plots at 6 and 12 months.</p>",
+    "<ul><li><strong>Year 1 (2025–26).</strong> Site characterization at all three bays.</li>"
+    "<li><strong>Year 2 (2026–27).</strong> Monitoring of the plots at 6 and 12 months.</li></ul>",
+])
+def test_a_run_in_heading_in_bold_goes_with_its_sentence_on_a_web_page(markup):
+    """A web page's (and a Word document's, read as one) run-in heading "<b>Year 2 (2026–27).</b> Monitoring ..."
+    had been a sentence of its own, and its sentence shown without it: which year it told of was lost. Not a
+    sentence in bold ("<b>It is hard to read.</b>"), nor a bold word inside a sentence."""
+    pytest.importorskip("lxml")
+    from lsgtool.documents.prose import prose_sentences, readable
+
+    page = (f"<html><body><main>{markup}<p><b>It is hard to read.</b> We tried. The <b>plot</b>. Done.</p>"
+            "</main></body></html>")
+    text = read_bytes(page.encode(), "grant.html", ".html").text
+    said = [readable(text[a:b]) for a, b in prose_sentences(text)]
+    assert "Year 2 (2026–27): Monitoring of the plots at 6 and 12 months." in said
+    assert "It is hard to read." in said and "The plot." in said
+
+
+def test_a_run_in_heading_in_bold_goes_with_its_sentence_in_a_word_document(tmp_path):
+    pytest.importorskip("mammoth")
+    from lsgtool.documents.prose import prose_sentences, readable
+
+    text = read(_docx(tmp_path, "**Year 2 (2026–27).** Monitoring of the plots at 6 and 12 months.\n")).text
+    assert [readable(text[a:b]) for a, b in prose_sentences(text)] == [
+        "Year 2 (2026–27): Monitoring of the plots at 6 and 12 months."]
 
 
 def test_a_q_and_a_pages_code_blocks_are_code_and_its_menus_and_signatures_furniture():
