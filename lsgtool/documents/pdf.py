@@ -15,6 +15,7 @@ from itertools import accumulate
 
 from lsgtool.documents.model import Chapter, DocumentError, counted
 from lsgtool.documents.prose import HYPHENS, rejoined, word_counts
+from lsgtool.documents.text import title_of
 
 PAGE_NUMBER = re.compile(r"^\W*(page\s*)?[0-9ivxlc]+\W*$", re.IGNORECASE)
 PAGE = "\ufdd0"  # a noncharacter (Unicode keeps them for a program's internal use): marks where a page's text begins
@@ -227,7 +228,7 @@ def read_pdf(data: bytes, name: str) -> tuple[list[Chapter], str | None, list[st
     bounds = [(t, p) for i, (t, p) in enumerate(starts) if i == 0 or p > starts[i - 1][1]]
     if len(bounds) < 2:
         text, offsets, counts = clean_pages(pages, common, tail)
-        return [Chapter(None, text)], title, _notes(len(pages), counts, len(footnotes)), offsets
+        return [Chapter(None, text)], title or title_of(text), _notes(len(pages), counts, len(footnotes)), offsets
     chapters, offsets, totals, at = [], [], Counter(), 0  # at: where the next chapter's text begins
     if bounds[0][1] > 0:
         bounds.insert(0, (None, 0))
@@ -240,6 +241,7 @@ def read_pdf(data: bytes, name: str) -> tuple[list[Chapter], str | None, list[st
             chapters.append(Chapter(chapter_title, text))
         at = end
     length = max(at - 2, 0)  # of the chapters' texts joined: pages after the last text begin at its end
+    title = title or (title_of(chapters[0].text) if chapters and chapters[0].title is None else None)
     return chapters, title, _notes(len(pages), totals, len(footnotes)), [min(offset, length) for offset in offsets]
 
 

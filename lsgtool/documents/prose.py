@@ -953,8 +953,10 @@ def _structure(text: str) -> tuple[tuple[tuple[int, int], ...], tuple[int, ...]]
                 heads.append(start)
             blank_before = False
             continue
-        if not in_item and bare_heading(line, lines[i - 1][2] if i else "", lines[i + 1][2] if i + 1 < len(lines)
-                                        else "", width, was_heading):
+        after_list = in_item and blank_before and not indented and SUBSECTION.match(line) is not None  # a numbered
+        if (not in_item or after_list) and bare_heading(line, lines[i - 1][2] if i else "",  # heading after a list
+                                                        lines[i + 1][2] if i + 1 < len(lines) else "", width,
+                                                        was_heading):
             close()
             heads.append(start)
             blank_before, heading = False, True
@@ -979,6 +981,9 @@ def _structure(text: str) -> tuple[tuple[tuple[int, int], ...], tuple[int, ...]]
         blank_before = False
     close()
     return tuple((a, b) for a, b in found if text[a:b].strip()), tuple(heads)
+
+
+SUBSECTION = re.compile(r"\s{0,3}\d{1,2}(?:\.\d{1,2})+\.?\s+[A-Z]")  # a subsection's number: "7.2 Filling a dewar"
 
 
 def _quoted_words(line: str) -> bool:

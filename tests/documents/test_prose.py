@@ -483,6 +483,21 @@ def test_three_backticks_around_words_in_a_line_are_code_in_the_sentence_not_a_f
         "It should become the default.", "The end is prose."]
 
 
+def test_a_numbered_subsections_heading_right_after_a_list_is_a_heading():
+    """An SOP's "7.2 Filling a portable dewar at the Central Dispensing Point" after the list ending 7.1 had been
+    read as a sentence of the list and shown in the summary; a list's loose items stay items."""
+    from lsgtool.documents.prose import headings
+
+    sop = ("7.1 Before starting\n\n1. Check the oxygen alarm display at the door of the cryostorage room before "
+           "entering it at any time of day.\n2. Put on the face shield and loose cryogenic gloves listed in Section 6 "
+           "of this procedure.\n\n7.2 Filling a portable dewar at the Central Point\n\n"
+           "1. Inspect the dewar for damage and a blocked vent before filling it.\n")
+    assert [sop[h:sop.index("\n", h)] for h in headings(sop)] == [
+        "7.1 Before starting", "7.2 Filling a portable dewar at the Central Point"]
+    loose = "Steps\n\n1. Install the tool\n\n2. Run the tool\n\nNote: read the guide first\n"
+    assert [loose[h:loose.index("\n", h)] for h in headings(loose)] == ["Steps"]
+
+
 def test_a_documents_metadata_fields_are_not_prose_but_sentences_with_a_colon_are():
     """Two or more "Name: value" lines in a row that end no sentence (an RFC's "Feature Name", "Start Date") are
     a record, not sentences a summary picks; a list of sentences that begin with a name and a colon stays prose."""

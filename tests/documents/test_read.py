@@ -455,6 +455,18 @@ def test_a_pdfs_section_number_after_a_sentence_ending_on_a_footnote_mark_begins
     assert paragraphs[0].endswith("in the wet year.1") and paragraphs[1] == "3.4 Discussion"
 
 
+def test_a_pdf_without_a_title_in_its_properties_is_titled_by_its_first_line_as_text_is():
+    pymupdf = pytest.importorskip("pymupdf")
+    pdf = pymupdf.open()
+    lines = ["IN THE COURT OF APPEALS OF THE STATE OF MINNESOTA", "",
+             "The tenant withheld the rent and placed it in a private escrow account instead of depositing it",
+             "with the court administrator, as the statute requires of a tenant who withholds rent."]
+    pdf.new_page().insert_text((40, 72), "\n".join(lines), fontsize=9)
+    assert read_bytes(pdf.tobytes(), "judgment.pdf", ".pdf").title == lines[0]
+    pdf.set_metadata({"title": "Hallworth v. Brenner"})
+    assert read_bytes(pdf.tobytes(), "judgment.pdf", ".pdf").title == "Hallworth v. Brenner"  # its own first
+
+
 def test_epub_places_name_the_heading_above_and_count_paragraphs_after_it(bible_epub):  # issue 29, item 20
     """A book per spine item with a heading per chapter (as pandoc makes a Bible): a place names the chapter
     heading above it and counts text paragraphs from it, headings not counted."""
