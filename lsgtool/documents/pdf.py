@@ -105,7 +105,8 @@ def _row(line: str) -> bool:
     one holding a number (a line of justified monospace text has gaps between its words too: "repair   any")."""
     cells = [cell for cell in TABLE_ROW.split(line.strip()) if cell]
     return len(cells) >= 2 and any(any(ch.isdigit() for ch in cell) for cell in cells)
-NOTED_END = re.compile(r"[^\W\d_][.!?][\"”’]?\d{1,2}$")  # a sentence's end with a footnote's mark: "... wet year.1"
+NOTED_END = re.compile(r"(?:[^\W\d_]|[%)\]])[.!?][\"”’]?\d{1,2}$")  # a sentence's end with a footnote's mark: "...
+# wet year.1", "... to 44%.3"
 CAPTION_LINE = re.compile(r"(?:Table|TABLE|Figure|FIGURE|Fig\.|Exhibit)\s+[\dA-Z]+(?:\.\d+)?[:.]\s")
 
 

@@ -160,20 +160,21 @@ def _title_case(line: str) -> bool:
     return 2 * sum(1 for word in long if word[0].isupper()) > len(long)
 
 
-SUBJECT = re.compile(r"(?:re|fwd?|aw):\s", re.IGNORECASE)  # a reply's subject: a forum post's "Re: Is it dead?"
+SUBJECT = re.compile(r"(?:re|fwd?|aw):\s", re.IGNORECASE)  # a reply's subject: a forum post's "Re: Is it dead?" (not
+# "Re: the travel line, I think we should cut it.")
 
 
 def bare_heading(line: str, before: str, after: str, width: int, heading_before: bool = False) -> bool:
     """Whether ``line`` of plain text heads what follows ("1 Introduction", "Results and discussion", a title) and
     is no part of a sentence: at most ``BARE_WORDS`` words, beginning with a capital or a number and not ending as
-    a sentence or clause does (but a reply's subject, ``SUBJECT``); after a blank line, a sentence's end or another
-    heading (``heading_before``); and before a blank line or a line that begins as a sentence; and well short of
-    the text's longest line (``width``) with room there for the next line's first word: a line of a hard-wrapped
-    paragraph is not."""
+    a sentence or clause does (but a reply's subject that asks, ``SUBJECT``); after a blank line, a sentence's end
+    or another heading (``heading_before``); and before a blank line or a line that begins as a sentence; and well
+    short of the text's longest line (``width``) with room there for the next line's first word: a line of a
+    hard-wrapped paragraph is not."""
     line, before, after = line.strip(), before.strip(), after.strip()
     most = LABELLED_WORDS if LABELLED.match(line) and _title_case(line) else BARE_WORDS
     if not line or len(line.split()) > most or not OPENS.match(line) \
-            or (ENDED.search(line) and not SUBJECT.match(line)):
+            or (ENDED.search(line) and not (SUBJECT.match(line) and line.endswith("?"))):
         return False
     if before and not heading_before and not ENDS.search(before):
         return False
@@ -432,11 +433,17 @@ def _spoken_lines(text: str) -> Iterator[tuple[int, int, str | None, str | None]
 
 def _field(line: str, label: re.Match, labels: Counter) -> bool:
     """Whether a line with a speaker's ``label`` is a field of a transcript's header, not a turn: its label speaks
-    once, and is a header's (``HEADER_LABEL``), or names no one ("THE SOIL CAST — Episode 142: ..."), or another
-    field follows it in its line ("Host: Dana Whitfield | Guest: Marcus Oyelaran")."""
+    once, and is a header's (``HEADER_LABEL``), or names no one ("THE SOIL CAST — Episode 142: ...", ``TITLED``), or
+    the line is fields apart ("Host: Dana Whitfield | Guest: Marcus Oyelaran"; not a turn's "We have three choices |
+    Option one: ...")."""
     name = label.group(2).strip()
-    return labels[name] == 1 and (HEADER_LABEL.fullmatch(name) is not None or re.search(r"\d| [—–-] ", name) is not None
-                                  or re.search(r"\s[|•·]\s*[^\W\d_][\w ]{0,30}:\s", line) is not None)
+    pieces = re.split(r"\s[|•·]\s", line)
+    return labels[name] == 1 and (HEADER_LABEL.fullmatch(name) is not None or TITLED.search(name) is not None
+                                  or len(pieces) > 1 and all(FIELD_PIECE.match(piece) for piece in pieces))
+
+
+TITLED = re.compile(r" [—–-] ")  # a label that is a title: "THE SOIL CAST — Episode 142" (not "Speaker 1")
+FIELD_PIECE = re.compile(r"\s*[^\W\d_][\w ]{0,30}:\s*\S[^:]{0,60}(?<![.!?])$")  # "Guest: Marcus Oyelaran, farmer"
 
 
 # a line before a transcript's first turn that is a note on the transcript: "Transcript generated automatically."
@@ -808,6 +815,18 @@ def back_chapter(title: str | None) -> bool:
     return bool(title) and BACK_MATTER.fullmatch(title.rpartition(SEPARATOR)[2].strip()) is not None
 
 
+def asides(text: str, transcript: bool | None = None) -> list[tuple[int, int]]:
+    """Where a paragraph of prose wholly in brackets is: a note on the text, not what it says ("[After the service
+    there will be a lunch in the fellowship hall.]" under a eulogy); none in spoken text (a play's directions are
+    ``_directions``)."""
+    if turns(text, transcript) or "[" not in text and "(" not in text:
+        return []
+    return [(m.start(), m.end()) for m in PARAGRAPH.finditer(text) if BRACKETED.fullmatch(m.group().strip())]
+
+
+BRACKETED = re.compile(r"\[[^\[\]]*\]|\([^()]*\)")  # a paragraph in brackets
+
+
 def title_page(text: str, transcript: bool | None = None) -> list[tuple[int, int]]:
     """Where the paragraphs before ``text``'s first paragraph of prose are (one that ends a sentence, or is long):
     its title page (a title, an author's, a court's or a council's name, a place, a date, who was present), as
@@ -1106,7 +1125,9 @@ def _tex_reader():
 
 RUN_IN_LABELS = ("question|findings|meaning|importance|key points|objectives?|design|setting|participants|"
                  "results?|conclusions?|background|methods?|answer|summary|verdict|pros|cons|bottom line|takeaways?")
-RUN_IN_WORDS = r"[A-Z][\w'’()/–-]*(?: [\w'’()/–-]+){0,3}"  # a run-in heading's: "Async runtime", "Year 1 (2025–26)"
+# a run-in heading's words: "Async runtime", "Year 1 (2025–26)" (not a name's title, "Dr.", "Mrs.", "St.")
+RUN_IN_WORDS = (r"(?!(?:Dr|Mr|Mrs|Ms|Mx|Prof|St|Sr|Jr|Rev|Hon|Gen|Col|Capt|Lt|No|Fig|Vol)\.)"
+                r"[A-Z][\w'’()/–-]*(?: [\w'’()/–-]+){0,3}")
 INLINE = [
     # a PDF's footnote mark against a sentence's end: "... heavy metals.1" (``documents.sentences.NOTE_MARK``)
     (re.compile(r"(?<=[a-z][.!?])\d{1,2}$"), ""),
@@ -1137,7 +1158,7 @@ INLINE = [
     (re.compile(r"(?<![\w*])\*(?=\S)([^*\n]+?)(?<=\S)\*(?![\w*])"), r"\1"),  # *emphasis*
     (re.compile(r"(?<![\w_])_(?=\S)([^_\n]+?)(?<=\S)_(?![\w_])"), r"\1"),  # _emphasis_
     # a numbered footnote marker: " [3]"; not one a sentence begins with, where it names who did what ("[19] propose")
-    (re.compile(r"(?<![.!?])\s\[\d{1,3}(?:\s*[,–-]\s*\d{1,3})*\](?=[\s.,;:]|$)"), ""),  # and " [4, 11]", " [4–7]"
+    (re.compile(r"(?<![.!?])\s\[\d{1,3}\](?=[\s.,;:]|$)"), ""),
 ]
 # a list's or a quotation's marks before a line's words; a clause's number before a capital ("2.1 Licensor ...",
 # "(A) Licensor ...", not "3.5 million"); a patent's paragraph number ("[0007] In some embodiments ...")
@@ -1404,7 +1425,7 @@ def spoken_title(text: str, transcript: bool | None = None) -> tuple[int, int] |
     whole = start + len(line) - len(line.lstrip()), start + len(line.rstrip())
     field = TURN.match(line)
     if field:  # a field ("Date: ..."), no title; but a podcast's "THE SOIL CAST — Episode 142: ..." is one
-        return whole if re.search(r"\d| [—–-] ", field.group(2)) and len(line.split()) <= 2 * TITLE_WORDS else None
+        return whole if TITLED.search(field.group(2)) and len(line.split()) <= 2 * TITLE_WORDS else None
     alone = re.match(r"[ \t]*\r?\n[ \t]*(?:\r?\n|$)", head[end:]) is not None
     if alone and len(line.split()) <= TITLE_WORDS and not line.rstrip().endswith((".", "!", "?", ":", ";", ",")):
         return whole
@@ -1424,6 +1445,9 @@ def _title_line(line: str) -> bool:
 
 
 TITLE_LINES = 3  # a title set in capitals over up to this many lines
+# a line of an address: a street's number first ("14 HIGH STREET"), a postcode ("LEEDS LS1 4AB", "OH 43215")
+ADDRESS = re.compile(r"^\s*\d+[A-Z]?\s+[^\W\d_]|\b[A-Z]{1,2}\d[A-Z\d]?\s+\d[A-Z]{2}\s*$"
+                     r"|\b[A-Z]{2}\s+\d{5}(?:-\d{4})?\s*$")
 
 
 def _title_block(text: str, start: int, capitals: bool = True) -> int | None:
@@ -1435,6 +1459,6 @@ def _title_block(text: str, start: int, capitals: bool = True) -> int | None:
     lines = block.group().splitlines() if block else []
     if not lines or not all(_title_line(line) and not ITEM.match(line) and not ATX.match(line)
                             and re.search(r"[^\W\d_]{2}", line) and (line == line.upper() or not capitals)
-                            for line in lines):
+                            for line in lines) or any(ADDRESS.search(line) for line in lines[1:]):
         return None
     return start + len(block.group().rstrip())

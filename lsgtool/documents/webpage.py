@@ -28,7 +28,7 @@ SUFFIXES = (".html", ".htm")
 ROLES = {"navigation", "complementary", "banner", "contentinfo", "search", "toolbar", "menu", "menubar", "dialog"}
 NAMED = re.compile(r"(?:^|[-_\s])(?:breadcrumbs?|share|sharing|social|related|comments?|newsletter|subscribe|"
                    r"sidebar|promo|sponsored|advert|ads?|cookies?|popup|modal|jump|print|toolbar|pagination|tags|"
-                   r"byline|author-bio|skip-link|post-signature|signature|post-menu|votecell|vote-count|corrections?|"
+                   r"byline|author-bio|skip-link|post-signature|post-menu|votecell|vote-count|corrections?|"
                    r"site-header|site-footer|global-header|global-footer|masthead|utility-nav|"
                    r"clarifications?|editors?-note)(?:$|[-_\s])",
                    re.IGNORECASE)
@@ -88,11 +88,19 @@ def _cell(node) -> bool:
 
 
 def _data_row(row) -> bool:
-    """Whether a ``<tr>`` is a row of data: two cells or more, none holding a block of its own but one paragraph (a
-    Word table's cells as mammoth writes them; a layout table's cells hold paragraphs and headings: an e-mail's
-    columns are text)."""
+    """Whether a ``<tr>`` is a row of data: two cells or more, none holding a block of its own (a layout table's
+    cells hold paragraphs and headings: an e-mail's columns are text), or each holding one short paragraph at most
+    (a Word table's cells as mammoth writes them: "Personnel", "$92,400"; not a table of causes and actions, each a
+    sentence, nor a newsletter's columns)."""
     cells = [cell for cell in row if _cell(cell)]
-    return len(cells) >= 2 and not any(_holds_blocks(cell) and not _one_paragraph(cell) for cell in cells)
+    if len(cells) < 2:
+        return False
+    return not any(_holds_blocks(cell) for cell in cells) or all(
+        _one_paragraph(cell) and len(cell.text_content().split()) <= CELL_WORDS
+        for cell in cells if _holds_blocks(cell))
+
+
+CELL_WORDS = 8  # a cell holding one paragraph of at most this many words is data
 
 
 def _one_paragraph(cell) -> bool:
@@ -126,9 +134,10 @@ def text_of(element, flow: bool = False) -> str:
         if tag in HIDDEN or _hidden(node):
             return
         fence = tag == "pre" and not pre and _code(node)  # code: fenced, as Markdown writes it, so it is no prose
-        block = tag in BLOCKS or tag == "cite" and any(str(a.tag).split("}")[-1] == "blockquote"
-                                                       for a in node.iterancestors())
-        # (a quoted post's "crumb wrote: ↑Tue Feb 11, 9:14 pm" is a line of its own; a cited work's title is not)
+        block = tag in BLOCKS or tag == "cite" and _opening(parts) and any(
+            str(a.tag).split("}")[-1] == "blockquote" for a in node.iterancestors())
+        # (a quoted post's opening "crumb wrote: ↑Tue Feb 11, 9:14 pm" is a line of its own; a cited work's title,
+        # "As the <cite>Wiring Regulations</cite> put it", is not)
         pre = pre or tag == "pre"
         said = (lambda words: words) if pre or not flow else (lambda words: words.replace("\n", " "))
         if block and marked and "".join(parts[marked[0] + 1:]).strip():
@@ -233,7 +242,8 @@ def furniture(body) -> list:
         if words > left:
             continue
         named = wiki or element.get("role") in ROLES or NAMED.search(element.get("class") or "") is not None \
-            or _pictured(element)
+            or "signature" in (element.get("class") or "").split() or _pictured(element)  # (a forum post's; not
+        # a firm's "signature-projects")
         if named or element.tag in ROWS and 0 < words <= LINKED_WORDS \
                 and next(element.iter(*SECTIONS, *CODE, "table"), None) is None \
                 and _linked(element) >= LINKED_SHARE * words:

@@ -217,6 +217,7 @@ def test_a_bare_heading_line_of_plain_text_is_not_glued_to_the_sentence_after_it
     ("Ruth Okonkwo\n14 Mill Lane\n\nText.", None),  # an address, not in capitals
     ("NOTICE OF MEETING\nThe board meets on Monday.\n\nText.", None),  # a heading over its text
     ("WHEREAS:\nTHE PARTIES AGREE\n\nText.", None),  # a lead-in
+    ("ACME SUPPLIES LTD\n14 HIGH STREET\nLEEDS LS1 4AB\n\nText.", None),  # an address in capitals
 ])
 def test_title_is_a_heading_or_a_short_line_standing_alone(text, title):
     from lsgtool.documents.prose import title_span
@@ -483,6 +484,15 @@ def test_three_backticks_around_words_in_a_line_are_code_in_the_sentence_not_a_f
         "It should become the default.", "The end is prose."]
 
 
+def test_a_paragraph_in_brackets_is_a_note_on_the_text():
+    from lsgtool.documents.prose import asides
+
+    eulogy = ("He drove the van for twenty-six years.\n\n[After the service there will be a lunch in the hall. "
+              "In lieu of flowers, give to the transport fund.]\n\n[Read the full tribute](https://example.org)\n")
+    assert [eulogy[a:b] for a, b in asides(eulogy)] == [eulogy.split("\n\n")[1]]
+    assert asides("ANNA: Go.\n\n[She leaves.]\n\nBEN: Wait.\nANNA: No.\n") == []  # a play's: its directions
+
+
 def test_a_numbered_subsections_heading_right_after_a_list_is_a_heading():
     """An SOP's "7.2 Filling a portable dewar at the Central Dispensing Point" after the list ending 7.1 had been
     read as a sentence of the list and shown in the summary; a list's loose items stay items."""
@@ -600,13 +610,14 @@ def test_the_authors_own_summary_is_a_summary_heading_near_the_start_and_referen
     assert not back_matter(syllabus.replace("Morling, B. (2021).", "Morling's book (2021) is"))
     annotated = ("Walker, M. P. (2017). Why we sleep. Scribner. " + "Walker argues that sleep loss harms memory. " * 6)
     assert not back_matter(annotated)  # an annotated bibliography's entry goes on with prose
-    review = ("Earthworms showed small effects (Judy et al., 2019) [4, 11]. Additives matter [6]. Others [4–7] "
+    review = ("Earthworms showed small effects (Judy et al., 2019) [4]. Additives matter [6]. Others [4, 7] "
               "agree.\n\n**References cited in this section**\n\n[12] Boots, B. (2019). Effects. *Env. Sci.*\n\n"
               "[4] Judy, J. D., Williams, M., Gregg, A., et al. (2019). Microplastics in municipal outputs induce "
               "minimal toxicity in key terrestrial biota. *Environmental Pollution*, 252, 522–531.\n")
     assert [readable(review[a:b]) for a, b in prose_sentences(review) if not any(
         x <= a < y for x, y in back_matter(review))][:3] == [
-        "Earthworms showed small effects (Judy et al., 2019).", "Additives matter.", "Others agree."]
+        "Earthworms showed small effects (Judy et al., 2019).", "Additives matter.", "Others [4, 7] agree."]
+    # (a list of numbers in brackets stays: "the interval [0, 1]", "a scale of [1-5]" are no citations)
     assert [review[a:b] for a, b in back_matter(review)] == [  # each entry, "et al." too
         review[review.index("[12]"):review.index("\n\n[4]")], review[review.index("[4] Judy"):].rstrip()]
 
@@ -1003,6 +1014,16 @@ def test_a_podcasts_header_fields_and_note_are_its_title_page_and_its_sounds_are
     assert not any("laugh" in s.lower() or "Recorded" in s or "Transcript" in s for s in said)
     assert read_bytes(PODCAST.encode(), "ep142.txt", ".txt").title == (
         'THE SOIL CAST — Episode 142: "Cover Crops and the Cash Flow Problem"')  # its title, though a field
+    # a turn with a bar in it, by someone who speaks once, and "Speaker 1", are turns
+    council = ("MAYOR: We have three choices | Option one: we close the east branch library.\n"
+               "COUNCILLOR REED: I cannot support closing a library.\nCOUNCILLOR SHAH: Nor can I.\n"
+               "COUNCILLOR REED: Then the tax it is.\nCOUNCILLOR SHAH: So be it.\n")
+    assert [turn.speaker for turn in turns(council)][0] == "Mayor"
+    interview = ("Speaker 1: So what happened at the Brennan plant on Tuesday night?\n"
+                 "Speaker 2: A valve failed and the line flooded.\nSpeaker 3: We shut it down at nine.\n"
+                 "Speaker 2: Nobody was hurt.\nSpeaker 3: The repairs take a week.\n")
+    assert [turn.speaker for turn in turns(interview)][0] == "Speaker 1"
+    assert read_bytes(interview.encode(), "plant.txt", ".txt").title is None
 
 
 @pytest.mark.parametrize("text, title", [

@@ -152,6 +152,10 @@ def test_a_word_tables_rows_are_a_line_each_as_a_web_pages_are(tmp_path):
     assert read(_docx(tmp_path, markdown)).text == (
         "| Category | Year 1 | Total |\n\n| Personnel | $92,400 | $187,600 |\n\n"
         "Equipment is for a seed-curing system of six tanks.")
+    causes = ("| Cause | Action |\n|---|---|\n| A forklift battery with a damaged cell was charged overnight. | "
+              "Batteries that fail the daily check are taken out of use at once. |\n")
+    assert "\n\nA forklift battery with a damaged cell was charged overnight.\n\n" in read(_docx(tmp_path, causes)).text
+    # (a table of sentences is prose, its cells paragraphs, as before)
 
 
 def test_a_word_cross_reference_to_a_note_keeps_its_words(tmp_path):
@@ -439,20 +443,21 @@ def test_pdf_headings_and_a_bullet_on_its_own_line_are_paragraphs_of_their_own()
         "Always take this medicine exactly as your doctor has told you, with a glass of water and food."]
 
 
-def test_a_pdfs_section_number_after_a_sentence_ending_on_a_footnote_mark_begins_a_paragraph():
+@pytest.mark.parametrize("end", ["in the dry year and by less in the wet year.1", "in the dry year, from 61% to 44%.3"])
+def test_a_pdfs_section_number_after_a_sentence_ending_on_a_footnote_mark_begins_a_paragraph(end):
     """A thesis's "... in the wet year.1" (its footnote's mark) had been read on into the next section's number,
     and the summary had shown "... wet year.1 3.4"."""
     pymupdf = pytest.importorskip("pymupdf")
     pdf = pymupdf.open()
     lines = ["Net recharge averaged 96 mm per year at Site A and 71 mm per year at Site B, and under drip",
              "irrigation it averaged 37 mm and 44 mm, and when irrigation stops on 15 September the reduction at",
-             "Site A falls from 61% to 44% in the dry year and by less in the wet year.1",
+             f"Site A falls {end}",
              "3.4 Discussion",
              "These results contradict the assumption that irrigation return flow increases the recharge of the",
              "aquifer under the fields, which the district's plan had taken for granted since the drought of 2012."]
     pdf.new_page().insert_text((40, 72), "\n".join(lines), fontsize=9)
     paragraphs = read_bytes(pdf.tobytes(), "thesis.pdf", ".pdf").text.split("\n\n")
-    assert paragraphs[0].endswith("in the wet year.1") and paragraphs[1] == "3.4 Discussion"
+    assert paragraphs[0].endswith(end) and paragraphs[1] == "3.4 Discussion"
 
 
 def test_a_pdf_without_a_title_in_its_properties_is_titled_by_its_first_line_as_text_is():
@@ -659,6 +664,9 @@ FORUM = """<!DOCTYPE html><html><head><title>Starter smells of acetone - Forum</
 <div class="content"><blockquote><div><cite>crumb wrote: <a href="#p1">↑</a>Tue Feb 11, 2025 9:14 pm</cite>Should I
 throw it out?</div></blockquote>
 No, it is not dead, it is hungry. In <cite>The Bread Book</cite>, Ortiz says the same.</div></div>
+<blockquote><p>As the <cite>Wiring Regulations</cite> put it, isolate every circuit first.</p></blockquote>
+<div class="signature-projects"><p>Our signature loaf is a rye sourdough fed twice a day.</p></div>
+<p>Re: the feeding, I think twice a day is enough.</p>
 </main></body></html>"""
 
 
@@ -673,9 +681,12 @@ def test_a_forums_quoted_header_is_a_line_of_its_own_its_signatures_furniture_an
     assert "crumb wrote: ↑Tue Feb 11, 2025 9:14 pm\n\nShould I throw it out?" in document.text
     assert "Loaf count" not in document.text
     assert "In The Bread Book, Ortiz says the same." in document.text
+    assert "As the Wiring Regulations put it, isolate every circuit first." in document.text  # (a cited title)
+    assert "Our signature loaf" in document.text  # a class "signature-projects" is no post's signature
     text = document.text
     assert text.index("Re: Is my starter dead?") in headings(text)
     assert "Re: Is my starter dead?" not in [text[a:b] for a, b in prose_sentences(text)]
+    assert "Re: the feeding, I think twice a day is enough." in [text[a:b] for a, b in prose_sentences(text)]
 
 
 @pytest.mark.parametrize("markup", [
@@ -692,11 +703,11 @@ def test_a_run_in_heading_in_bold_goes_with_its_sentence_on_a_web_page(markup):
     from lsgtool.documents.prose import prose_sentences, readable
 
     page = (f"<html><body><main>{markup}<p><b>It is hard to read.</b> We tried. The <b>plot</b>. Done.</p>"
-            "</main></body></html>")
+            "<p><b>Dr.</b> Helen Marsh wired the school.</p><p>The plots lie in three bays.</p></main></body></html>")
     text = read_bytes(page.encode(), "grant.html", ".html").text
     said = [readable(text[a:b]) for a, b in prose_sentences(text)]
     assert "Year 2 (2026–27): Monitoring of the plots at 6 and 12 months." in said
-    assert "It is hard to read." in said and "The plot." in said
+    assert "It is hard to read." in said and "The plot." in said and "Dr. Helen Marsh wired the school." in said
 
 
 def test_a_run_in_heading_in_bold_goes_with_its_sentence_in_a_word_document(tmp_path):
