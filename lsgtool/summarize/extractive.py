@@ -23,9 +23,10 @@ import torch.nn.functional as F
 
 from lsgtool.core.errors import UsageError
 from lsgtool.core.tokens import count_tokens
-from lsgtool.documents.prose import (ITEM, NOT_DONE, PIN, REPLY, back_matter, concluding, hyphenated_words, own_summary,
-                                     prose_sentences, readable, said_only, sections_named, separate_opinions, speakers,
-                                     substance, title_page, title_span, turns, verse_numbered)
+from lsgtool.documents.prose import (ITEM, NOT_DONE, PIN, REPLY, asides, back_matter, concluding, hyphenated_words,
+                                     own_summary, prose_sentences, readable, said_only, sections_named,
+                                     separate_opinions, speakers, substance, title_page, title_span, turns,
+                                     verse_numbered)
 from lsgtool.documents.sentences import in_breaths, sentence_spans
 from lsgtool.progress import Progress
 from lsgtool.summarize.lexical import STOP, WORD
@@ -153,7 +154,9 @@ ANAPHOR = re.compile(r"(?:this|these|that|those|such)\b(?!\s+(?:rfc|paper|docume
                      r"|(?:it(?!['’]s\b)(?!\s+(?:is|was|would|will|should|could|may|might|must|seems|seemed|appears|"
                      r"can|has been|had been)\s+(?:[\w-]+,?\s+){0,3}?(?:(?<!\bup )to|that|for|whether|if)\b)|they|them|"
                      r"their)\b"
-                     r"|there(?=,)",  # a place named before: "London ... tells a different story. There, TfL ..."
+                     r"|there(?=,)"  # a place named before: "London ... tells a different story. There, TfL ..."
+                     # a fragment that goes on the sentence before: "Not because nurses don't need time off ..."
+                     r"|not (?:because|that|only|least|since)\b",
                      re.IGNORECASE)
 
 
@@ -184,7 +187,8 @@ CAVEAT = re.compile(r"\bforward-looking statements?\b|\bundertakes? no obligatio
 # dot com slash street", "use code STREET for 15% off your first order", "Okay, back to the show.", "make sure you hit
 # that subscribe button"
 SPONSOR = re.compile(r"\b(?:(?:this (?:episode|show|video|podcast) is )?brought to you by|(?:word|message) from our "
-                     r"sponsors?\b|dot com slash|promo code\b|(?:percent|%) off (?:your|their)\b|back to the show\b|"
+                     r"sponsors?\b|thank(?:s|-you| you) to (?:our|this (?:week's|episode's)) sponsors?\b|"
+                     r"dot com slash|promo code\b|(?:percent|%) off (?:your|their)\b|back to the show\b|"
                      r"(?:hit|click|smash|press|tap) (?:that|the) (?:subscribe|like|bell|notification) "
                      r"(?:button|icon)\b|"
                      r"like and subscribe\b|subscribe to (?:my|our) channel\b|links?\b.{0,40}?\bin the "
@@ -196,6 +200,15 @@ SPONSOR = re.compile(r"\b(?:(?:this (?:episode|show|video|podcast) is )?brought 
                      r"\b(?:we|i) (?:may )?(?:earn|receive|get) (?:a (?:small )?)?(?:commission|share of the "
                      r"sale)s?\b)",
                      re.IGNORECASE)
+# a changelog's template: "All notable changes to this project will be documented in this file.", "The format is
+# based on Keep a Changelog, and this project adheres to Semantic Versioning."
+CHANGELOG = re.compile(r"all notable changes to\b.{1,60}\b(?:will be|are|is) documented in this (?:file|document)|"
+                       r"\bthe format is based on \[?keep a changelog\b|"
+                       r"\bthis project adheres to \[?semantic versioning\b",
+                       re.IGNORECASE)
+# a short sentence that only points to where it is said ("HTTP API v1 (see Breaking changes).")
+SEE_THERE = re.compile(r"(?P<said>.*?)\s*\((?:see|see also|cf\.|refer to)\s[^()]{1,60}\)[.;]?$", re.IGNORECASE)
+SEE_THERE_WORDS = 4  # words at most before it (not "Never mix bleach with ammonia cleaners (see Safety).")
 # a mailing's furniture: "Having trouble viewing this email? View it in your browser", "You are receiving this
 # email because you signed up ...", "Unsubscribe", "Update your preferences"
 MAILING = re.compile(r"\bview (?:this (?:e-?mail|newsletter|message)|it) (?:in|on) (?:your|a) (?:web )?browser\b|"
@@ -243,20 +256,23 @@ def worth_showing(shown: str, span: str, led: str = "") -> bool:
     """Whether a sentence (``shown``, as the summary would show it; ``span``, as written) reads as something said,
     on its own: not one that ends on a colon or a dash (a bill's "... an operator shall by default--": what it
     introduces is not shown) or goes on into the next list item (``GOES_ON``; ``led``: the line leading into its
-    list, ``_lead_in``), only points elsewhere (``POINTER``, ``SHOWN_IN``, ``HOLDS``), is a caption (``CAPTION``,
-    an image's), a term's definition (``DEFINED``), credits, a quoted e-mail's header, a signature, a company's
-    caveat, an advertisement, a mailing's footer or a leaflet's template (``CREDITS``, ``REPLY``, ``BARS``,
-    ``CAVEAT``, ``SPONSOR``, ``MAILING``, ``LEAFLET``), a short greeting, thanks or hand-over (``PLEASANTRY``,
-    ``THANKS``, ``HANDOFF``), a court's citations (``CITATION``, ``STATUTE``), a vote's record (``MOTION``), a list
-    of names (``LISTED_WORDS``), a table's row (``NUMBERS``) or mostly symbols (``SYMBOLS``)."""
+    list, ``_lead_in``), only points elsewhere (``POINTER``, ``SHOWN_IN``, ``HOLDS``, ``SEE_THERE``), is a caption
+    (``CAPTION``, an image's), a term's definition (``DEFINED``), credits, a quoted e-mail's header, a signature, a
+    company's caveat, an advertisement, a mailing's footer, a leaflet's or a changelog's template (``CREDITS``,
+    ``REPLY``, ``BARS``, ``CAVEAT``, ``SPONSOR``, ``MAILING``, ``LEAFLET``, ``CHANGELOG``), a short greeting,
+    thanks or hand-over (``PLEASANTRY``, ``THANKS``, ``HANDOFF``), a court's citations (``CITATION``, ``STATUTE``),
+    a vote's record (``MOTION``), a list of names (``LISTED_WORDS``), a table's row (``NUMBERS``) or mostly symbols
+    (``SYMBOLS``)."""
     words = shown.split()
+    there = SEE_THERE.match(shown)
     pointing = (POINTER.match(shown) is not None and PLACE.search(span) is not None) or SHOWN_IN.search(shown) \
-        or (HOLDS.match(shown) is not None and len(words) <= HOLDS_WORDS)
+        or (HOLDS.match(shown) is not None and len(words) <= HOLDS_WORDS) \
+        or (there is not None and len(there.group("said").split()) <= SEE_THERE_WORDS)
     listed = len(words) >= LISTED_WORDS and not any(w in STOP for w in map(str.lower, WORD.findall(shown))) \
         and not re.search(r"[.!?][\"'”’)\]]*$", shown)
     symbols = sum(SYMBOL.search(w) is not None for w in words) > SYMBOLS * len(words) or FORMULA_WORDS.search(shown)
     furniture = CREDITS.match(shown) or REPLY.search(shown) or shown.count(" | ") >= BARS or CAVEAT.search(shown) \
-        or SPONSOR.search(shown) or MAILING.search(shown) or LEAFLET.search(shown)
+        or SPONSOR.search(shown) or MAILING.search(shown) or LEAFLET.search(shown) or CHANGELOG.search(shown)
     row = len(words) >= LISTED_WORDS and sum(NUMBER.match(w) is not None for w in words) > NUMBERS * len(words)
     item = ITEM.match(span)  # a list item that goes on, or goes on from, a sentence begun above it, and a numbered
     # clause that goes on (a policy's exclusion "3.3 arising from escape of water ...;" had read as cover without its
@@ -564,7 +580,8 @@ class Extractive:
         # a paper's references ("Longt5: Efficient text-to-text ..."), a title page's lines ("Harlow Station, Harlow
         # April 18, 2024")
         back = back_matter(text, transcript) + operator + title_page(text, transcript) \
-            + sections_named(text, NOT_DONE, transcript)  # (a PRD's non-goals, which alone read as its goals)
+            + sections_named(text, NOT_DONE, transcript) + asides(text, transcript)  # (a PRD's non-goals, which
+        # alone read as its goals; a note in brackets)
         capitals = [_capitals(s) for s in sentences]
         shouting = sum(c for c, _ in capitals) > SHOUTED * max(1, sum(n for _, n in capitals))  # a text in capitals
         eligible = [MIN_WORDS <= len(s.split()) <= MAX_WORDS and substance(s) >= SUBSTANCE

@@ -466,9 +466,26 @@ def summarize_document(doc: Document, summarizer, overflow: str = "auto", per_ch
             doc.notes.append("--per-chapter: no chapters were found (no EPUB spine, headings or 'Chapter N' lines), "
                              "so the whole text has one summary")
             progress.note(doc.notes[-1])
-        passage = Passage(doc.text, ids, ask.segments(doc.text), transcript=transcript)
+        text, ids = _without_back(doc, ids, progress)
+        passage = Passage(text, ids, ask.segments(text), transcript=transcript)
         result.summary = summarize_text(passage, summarizer, overflow, progress, stream, budget, ask)
     return _with_memory(_noted(result, summarizer, progress), summarizer)
+
+
+def _without_back(doc: Document, ids: list[int] | None, progress: Progress) -> tuple[str, list[int] | None]:
+    """The document's text without the chapters of back matter it ends with (a Word document's or a web page's
+    "References", whose heading is its chapter's title, not in its text, where ``documents.prose.back_matter`` finds
+    a text file's), noted; and its tokens where nothing was left out (else: read again from the text)."""
+    back = [i for i, chapter in enumerate(doc.chapters) if back_chapter(chapter.title)]
+    first = len(doc.chapters)
+    while first - 1 in back and first > 1:
+        first -= 1
+    if first == len(doc.chapters):
+        return doc.text, ids
+    doc.notes.append(f"{len(doc.chapters) - first} chapter{'s' * (len(doc.chapters) - first != 1)} of back matter "
+                     "at its end not summarised: " + ", ".join(repr(c.title) for c in doc.chapters[first:]))
+    progress.note(doc.notes[-1])
+    return doc.text[:doc.chapters[first].start].rstrip(), None
 
 
 def _rank(doc: Document, relevance, progress: Progress) -> tuple[list[int], list[float], float]:

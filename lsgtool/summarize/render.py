@@ -14,6 +14,7 @@ SUFFIX = {"text": ".txt", "md": ".md", "json": ".json", "jsonl": ".jsonl", "html
 
 MARKED_SHARE = 0.2  # sources below this share of a sentence are left out of its marker (they stay in JSON)
 TITLE_CHARACTERS = 40
+BOOK_CHARACTERS = 8  # of a book's name cut before its chapter's, at least
 
 
 def _sections(record: dict[str, Any]) -> list[tuple[str | None, str]]:
@@ -46,14 +47,16 @@ def marker(sources: list[dict[str, Any]], named: str | None = None) -> str:
 
 def _short(title: str) -> str:
     """``title`` in at most ``TITLE_CHARACTERS``, a book's name cut rather than its chapter's ("The First Book of
-    Mos… — Chapter 17")."""
+    Mos… — Chapter 17"), and left out where fewer than ``BOOK_CHARACTERS`` of it would be left ("Verdict: should
+    you buy the Kestrel K7 P…", not "Kestrel K7 Pro review: great mopping, f…", which names no section)."""
     if len(title) <= TITLE_CHARACTERS:
         return title
     book, separator, chapter = title.rpartition(SEPARATOR)
     room = TITLE_CHARACTERS - len(separator) - len(chapter)
-    if book and room > len(SEPARATOR):
+    if book and room > BOOK_CHARACTERS:
         return book[:room - 1].rstrip() + "…" + separator + chapter
-    return title[:TITLE_CHARACTERS - 1].rstrip() + "…"
+    title = chapter if book else title
+    return title if len(title) <= TITLE_CHARACTERS else title[:TITLE_CHARACTERS - 1].rstrip() + "…"
 
 
 def line_speaker(text: str, start: int) -> str | None:

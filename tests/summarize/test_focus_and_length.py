@@ -473,6 +473,12 @@ def test_a_verse_numbered_bible_is_summarised_without_its_verse_labels(runner, a
     ("Like all medicines, this medicine can cause side effects, although not everybody gets them.", True),
     ("Read all of this leaflet carefully before you start taking this medicine.", True),  # a leaflet's template
     ("Velotrex contains ramiprazole, which reduces the acid your stomach makes.", False),
+    ("All notable changes to Tidewater are documented in this file.", True),  # a changelog's template
+    ("The format is based on Keep a Changelog, and this project adheres to Semantic Versioning.", True),
+    ("HTTP API v1 (see Breaking changes).", True),  # only where it is said
+    ("Never mix bleach with ammonia-based cleaners (see Safety).", False),  # a warning, wherever it points
+    ("Before we get going, a quick thank-you to our sponsor, Prairie Seed Co-op, more on them at the break.", True),
+    ("The HTTP API v1 was removed because clients had moved to the second version (see Breaking changes).", False),
     ("Proposed Cllr Desai, seconded Cllr Trent, all in favour.", True),  # a vote's record in minutes
     ("Motion by Smith, seconded by Jones; carried 5-0 with one abstention.", True),
     ("It was moved by Cllr Desai, seconded by Cllr Trent, that the Council buy a speed sign.", False),  # the resolution
@@ -521,11 +527,14 @@ def test_a_sentence_pointing_back_is_picked_only_after_the_sentence_it_points_to
             "It is possible to parse twice.", "It should be possible to use libraries of build tools.",
             "Items are read.", "It's late.", "It will allow up to four homes on any lot.",
             "It can take up to a week.", "It would be wise to wait.", "It will take years to build.",
-            "It would make sense to wait.", "There, the council sets the fares.", "There are three buses.")] == [
+            "It would make sense to wait.", "There, the council sets the fares.", "There are three buses.",
+            "Not because nurses don't need more time off, but because a hospital is no office.",
+            "Nothing because of it.")] == [
         True, True, False, False, False, False, False, False, True, False,  # a formula's clause goes on from it
         True, True, False, False, False, False,  # "It is ... to": what follows, not what came before
         True, True, False, False, False,  # (but "It will allow up to ...": "up to" is no "... to")
-        True, False]  # "There," points at a place named before it; "There are" does not
+        True, False,  # "There," points at a place named before it; "There are" does not
+        True, False]  # an op-ed's "Not because ..." goes on from the sentence before it
     from lsgtool.summarize.extractive import read_after
 
     dated = ["Buses were deregulated in 1986.", "The Transport Act of that year ended the councils' routes.",
@@ -560,9 +569,11 @@ def test_a_quotations_later_sentences_are_read_after_the_one_that_says_who_speak
             '“Curly quotes too,” she said. “They count.”\n')
     spans = prose_sentences(text)
     sentences = [readable(text[a:b]) for a, b in spans]
-    # ("It was the first such plant." points back)
-    assert read_after(sentences, False, text, spans) == [None, None, 1, 2, None, 4, None, None, 7]
-    assert read_after(sentences, False) == [None] * 5 + [4] + [None] * 3  # without the text: only pointing back
+    # ("It was the first such plant." points back; the quotation's two sentences after "said." are one)
+    assert sentences[2] == ('"These are good-paying jobs for our valley. Northwind listened to residents about the '
+                            'dust."')
+    assert read_after(sentences, False, text, spans) == [None, None, 1, None, 3, None, None, 6]
+    assert read_after(sentences, False) == [None] * 4 + [3] + [None] * 3  # without the text: only pointing back
     bare = text.replace('"', "").replace("“", "").replace("”", "")
     spans = prose_sentences(bare)
     assert read_after([readable(bare[a:b]) for a, b in spans], False, bare, spans) == [

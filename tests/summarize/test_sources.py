@@ -197,6 +197,30 @@ def test_extractive_sources_are_the_exact_spans_in_every_input_kind(runner, app,
             assert " ".join(span.split()) in _epub_paragraphs(path)[source["chapter"]][source["paragraph"] - 1]
 
 
+def test_a_word_documents_references_at_its_end_are_not_summarised_and_that_is_noted(runner, app, tmp_path):
+    """A Word document's "References" is a chapter whose heading is its title, not in its text, where back matter
+    is found in a text file: its entries had been picked as a procedure's sentences."""
+    import shutil
+    import subprocess
+
+    pytest.importorskip("mammoth")
+    if shutil.which("pandoc") is None:
+        pytest.skip("pandoc writes the Word document of this test")
+    said = ("Fill the dewar on the floor and never above eighty percent of its capacity. "
+            "Never fit an airtight stopper to a dewar of liquid nitrogen. ")
+    source = tmp_path / "sop.md"
+    source.write_text(f"# Procedure\n\n{said}\n\n# References\n\n"
+                      + "".join(f"Liquid nitrogen dewar handling guide, part {n}, on filling the dewar on the floor "
+                                f"and the dewar's stopper and capacity.\n\n" for n in range(1, 9)), encoding="utf-8")
+    path = tmp_path / "sop.docx"
+    subprocess.run(["pandoc", str(source), "-o", str(path)], check=True)
+    record = _json(runner, app, [str(path), "--sentences", "2"])
+    document = read(path)
+    cut = document.chapters[-1].start
+    assert [source["start"] < cut for s in record["sentences"] for source in s["sources"]] == [True, True]
+    assert any("1 chapter of back matter at its end not summarised: 'References'" in note for note in record["notes"])
+
+
 def test_sources_of_a_hierarchy_and_of_chapters_are_sentences_of_the_document(runner, app, models, tmp_path, text):
     doc = tmp_path / "book.txt"
     doc.write_text("\n\n".join(f"Chapter {i + 1}\n\n{text(3)}" for i in range(3)))
@@ -292,3 +316,8 @@ def test_a_long_book_title_is_cut_before_its_chapter_in_a_marker():  # issue 29,
     assert marker([source]) == "[The First Book of Moses: C… — Chapter 17, line 1234]"
     assert marker([{**source, "chapter": "A chapter title much longer than forty characters"}]) == \
         "[A chapter title much longer than forty…, line 1234]"
+    review = "Kestrel K7 Pro review: great mopping, frustrating app — "  # a page's title left out, not its section
+    assert marker([{**source, "chapter": review + "Verdict: should you buy the Kestrel K7 Pro?"}]) == \
+        "[Verdict: should you buy the Kestrel K7…, line 1234]"  # (it had been "[Kestrel K7 Pro review: gre…]")
+    assert marker([{**source, "chapter": review + "Kestrel K7 Pro: the short version"}]) == \
+        "[Kestrel K7 Pro: the short version, line 1234]"  # (not "[Kes… — Kestrel K7 Pro: the short version]")
