@@ -113,6 +113,9 @@ def read_docx(data: bytes, name: str) -> tuple[list[Chapter], str | None, list[s
     for element in notes_list:
         body.remove(element)
     counts = {tag: len(body.findall(tag)) for tag in SPLIT}
+    opening = next((el for el in body if el.text_content().strip()), None)
+    if title is None and counts["h1"] == 1 and opening is not None and opening.tag == "h1":  # one Heading 1, over
+        title = " ".join(opening.text_content().split())  # all of it: the document's title ("Chapter 7: Leave")
     level = next((tag for tag in SPLIT if counts[tag] > 1), "h1")  # the top headings there are several of
     splits = SPLIT[:SPLIT.index(level) + 1]  # a heading above that level starts a chapter too
     sections = [html.Element("div")]

@@ -694,13 +694,15 @@ def separate_opinions(text: str, transcript: bool | None = None) -> list[tuple[i
 
 
 # a section in which the author draws the document's threads together: what a report found and recommends, what a
-# paper concludes, what a review's verdict is (a reader's summary says it: a GAO report's had been its introduction)
+# paper concludes, what a review's verdict is (a reader's summary says it: a GAO report's had been its introduction),
+# what an inspection says a school should do to improve
 CONCLUDING = re.compile(NUMBERED + r"(?:conclusions?|concluding (?:remarks|thoughts)|summary and conclusions?|"
                         r"(?:conclusions?|findings) and recommendations?|"
                         r"in conclusion|(?:key |main |summary of |our )?findings|what (?:we|gao) found|"
                         r"recommendations?(?: for (?:executive )?action)?|what (?:we|gao) recommends?|"
                         r"lessons learned|(?:key )?takeaways|(?:final|closing) thoughts|(?:the )?verdict|"
-                        r"(?:the )?bottom line)[.:]?", re.IGNORECASE)
+                        r"(?:the )?bottom line|what (?:does )?(?:the|this) \w+(?: \w+)? (?:needs? to|should) do to "
+                        r"improve\??|areas? for (?:improvement|development))[.:]?", re.IGNORECASE)
 
 
 # a section of what a document does not do, in a list of what it does: a PRD's non-goals (shown alone, a non-goal
@@ -878,6 +880,26 @@ CODE_SIGN = re.compile(r"[{}<>=]|->|::|\(\)|\"\"\"|\'\'\'|[A-Za-z_]\w*\((?!(?:e?
 # (a keyword only as code writes it: a wrapped paragraph's line may begin "for each of ...", "return the deposit")
 # a quoted e-mail's header ("On Tue, 4 Jun 2024, Dana Whitfield wrote:", Outlook's "-----Original Message-----")
 REPLY = re.compile(r"\bOn\s.{4,100}?\swrote:|-{3,}\s*Original Message\s*-{3,}", re.IGNORECASE)
+
+
+def quoted_replies(text: str) -> list[tuple[int, int]]:
+    """Where an e-mail quotes the message it answers: the quoted lines ("> ...") under its "On Fri, ... Gareth
+    wrote:", to the first line that is not quoted, and all below an "-----Original Message-----": someone else's
+    words (a reply's summary had shown its sender's boss's line as hers)."""
+    found = []
+    for match in REPLY.finditer(text):
+        if match.group().lstrip("-").lstrip().lower().startswith("original"):
+            found.append((match.start(), len(text)))
+            continue
+        end = at = match.end()
+        for line in text[match.end():].splitlines(keepends=True):
+            if line.strip() and not line.lstrip().startswith(">"):
+                break
+            at += len(line)
+            end = at - len(line) + len(line.rstrip("\r\n")) if line.strip() else end
+        if end > match.end():
+            found.append((match.start(), end))
+    return found
 
 
 def _prose_paragraph(lines: list[str], goes_on: bool) -> bool:

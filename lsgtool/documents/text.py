@@ -204,14 +204,18 @@ def chapters(text: str, markdown: bool = False) -> list[Chapter]:
 
 
 def title_of(text: str, markdown: bool = False, transcript: bool | None = None) -> str | None:
-    """The document's title as a reader sees it: its YAML front matter's, or its first line when that is a heading
-    or stands alone (``prose.title_span``) and reads as words (not a badge, an image, HTML, a list item, a rule or
-    a link); None without one, or when that line is the first of several chapters' headings of one level
-    ("# The Storm" before "# The Morning", "CHAPTER I" before "CHAPTER II", two ``===`` headings)."""
+    """The document's title as a reader sees it: its YAML front matter's, an e-mail's subject, or its first line
+    when that is a heading or stands alone (``prose.title_span``) and reads as words (not a badge, an image, HTML, a
+    list item, a rule or a link); None without one, or when that line is the first of several chapters' headings of
+    one level ("# The Storm" before "# The Morning", "CHAPTER I" before "CHAPTER II", two ``===`` headings)."""
     front = FRONT_MATTER.match(text)
     named = _yaml_title(front.group(1)) if front else None
     if named:
         return named
+    mail = MAIL_HEADER.match(text)  # an e-mail's: its subject
+    subject = re.search(r"(?im)^subject:[ \t]*(\S.*?)[ \t]*$", mail.group()) if mail else None
+    if subject:
+        return readable(subject.group(1))
     base = front.end() if named is not None else 0  # front matter without a title: the first line after it
     # (not YAML: "title: Rust: A Guide" is read as written, as prose.title_span reads it)
     base = DECORATION.match(text, base).end()  # a README's logo and badges before its heading
@@ -237,6 +241,8 @@ def title_of(text: str, markdown: bool = False, transcript: bool | None = None) 
     return title or None
 
 
+# an e-mail's header: two or more of its fields, one a line, at the start
+MAIL_HEADER = re.compile(r"(?:(?:from|to|cc|bcc|date|sent|subject|reply-to):[^\n]*\n){2,}", re.IGNORECASE)
 # what a first line that is no title begins with: HTML, an image, a table row, a quote, a badge, a link, a list
 # item, or it is a rule
 NOT_A_TITLE = re.compile(r"\s*(?:[<!|>]|\[!?\[|\[[^\]]*\]\(|(?:[-*+•]|\d{1,3}[.)])\s|([-*_])(?:\s*\1){2,}\s*$)")

@@ -25,8 +25,8 @@ from lsgtool.core.errors import UsageError
 from lsgtool.core.tokens import count_tokens
 from lsgtool.documents.prose import (ITEM, NOT_DONE, PIN, REPLY, asides, back_matter, concluding, hyphenated_words,
                                      own_summary, prose_sentences, readable, said_only, sections_named,
-                                     separate_opinions, speakers, substance, title_page, title_span, turns,
-                                     verse_numbered)
+                                     quoted_replies, separate_opinions, speakers, substance, title_page,
+                                     title_span, turns, verse_numbered)
 from lsgtool.documents.sentences import in_breaths, sentence_spans
 from lsgtool.progress import Progress
 from lsgtool.summarize.lexical import STOP, WORD
@@ -40,6 +40,11 @@ MIN_WORDS, MAX_WORDS = 4, 80  # sentences eligible for the summary (headings and
 # none: 34 meetings 22.3/2.3 -> 26.0/3.3 (with the centred centroid below), 34 stories 40.1/6.7 -> 40.8/6.9,
 # 60 RFCs 33.7/7.8 -> 34.0/8.2 (3: no better; 6: stories 40.9/7.1, RFCs 34.1/8.2; 8: RFCs 33.0/7.4).
 SUBSTANCE = 5
+# a written sentence that states the author's position needs one content word less: an op-ed's "I have been a nurse
+# for nineteen years, and I think it is a mistake." (the held-apart RFCs and stories unchanged, 35.0 / 9.0, 41.8 /
+# 7.4; not in talk, where "I think" opens half the back-channels)
+STANCE = re.compile(r"\b(?:I|we) (?:think|believe|argue|fear|doubt|know)\b|\b(?:is|was|would be) (?:a|the) "
+                    r"(?:mistake|error|problem|answer|solution)\b", re.IGNORECASE)
 # added to a sentence's similarity to the centroid: its similarity to the document's title
 # (documents.prose.title_span) and its lexical centrality rank (summarize.lexical), weights tuned on the tuning
 # part of ../shared/quality (RFCs and stories; benchmarks/quality.py)
@@ -200,6 +205,11 @@ SPONSOR = re.compile(r"\b(?:(?:this (?:episode|show|video|podcast) is )?brought 
                      r"\b(?:we|i) (?:may )?(?:earn|receive|get) (?:a (?:small )?)?(?:commission|share of the "
                      r"sale)s?\b)",
                      re.IGNORECASE)
+# a recipe's ingredient: "1 tbsp salt, plus more to taste", "2 cloves garlic, sliced" (no sentence of the method)
+INGREDIENT = re.compile(r"\W*(?:\d+(?:[./]\d+)?|[½¼¾⅓⅔]|a|an|one|two|three)\s*(?:tbsp|tsp|tablespoons?|teaspoons?|"
+                        r"cups?|g|kg|ml|l|oz|lbs?|pounds?|cloves?|pinch(?:es)?|handfuls?|cans?|tins?|sprigs?|"
+                        r"bunch(?:es)?|slices?)\b", re.IGNORECASE)
+INGREDIENT_WORDS = 10
 # a changelog's template: "All notable changes to this project will be documented in this file.", "The format is
 # based on Keep a Changelog, and this project adheres to Semantic Versioning."
 CHANGELOG = re.compile(r"all notable changes to\b.{1,60}\b(?:will be|are|is) documented in this (?:file|document)|"
@@ -239,7 +249,8 @@ HANDOFF = re.compile(r"(?:(?:with that|and with that|so),? )?(?:i['’]ll|i will
 # and a speech's thanks, however long: "I want to start by thanking Council President Harold Lee and ...", "Thank
 # you, President Alvarez, members of the Board of Trustees, ..., and the graduating class of 2026." (those it
 # thanks, and nothing it thanks them for)
-THANKS = re.compile(r"(?:(?:i|we)(?: (?:really |just )?(?:want|would like|wish)|['’]d (?:also )?like) to (?:also )?"
+THANKS = re.compile(r"thanks?,? @[\w-]+ for\b|"  # an issue thread's "Thanks @kwesi-a for the report ..."
+                    r"(?:(?:i|we)(?: (?:really |just )?(?:want|would like|wish)|['’]d (?:also )?like) to (?:also )?"
                     r"(?:thank|start by thanking|begin by thanking|welcome)\b|(?:thank you|thanks)(?: (?:all|so much|"
                     r"very much))?, (?:(?!for\b)[^,.;:!?])+(?:, (?!(?:and |but |so )?(?:i|we|let|today)\b)"
                     r"(?:(?!for\b)[^,.;:!?])+)+[.!]$)", re.IGNORECASE)  # (not "..., and I rise today ...")
@@ -261,8 +272,8 @@ def worth_showing(shown: str, span: str, led: str = "") -> bool:
     company's caveat, an advertisement, a mailing's footer, a leaflet's or a changelog's template (``CREDITS``,
     ``REPLY``, ``BARS``, ``CAVEAT``, ``SPONSOR``, ``MAILING``, ``LEAFLET``, ``CHANGELOG``), a short greeting,
     thanks or hand-over (``PLEASANTRY``, ``THANKS``, ``HANDOFF``), a court's citations (``CITATION``, ``STATUTE``),
-    a vote's record (``MOTION``), a list of names (``LISTED_WORDS``), a table's row (``NUMBERS``) or mostly symbols
-    (``SYMBOLS``)."""
+    a vote's record (``MOTION``), a list of names (``LISTED_WORDS``), a table's row (``NUMBERS``), a recipe's
+    ingredient (``INGREDIENT``) or mostly symbols (``SYMBOLS``)."""
     words = shown.split()
     there = SEE_THERE.match(shown)
     pointing = (POINTER.match(shown) is not None and PLACE.search(span) is not None) or SHOWN_IN.search(shown) \
@@ -285,7 +296,7 @@ def worth_showing(shown: str, span: str, led: str = "") -> bool:
     image = IMAGE.search(span) or ("](" in span and span.count("]") > span.count("["))  # (a piece of) a caption
     return not (shown.rstrip().endswith(LEADS_IN) or going or (pointing and len(words) <= POINTER_WORDS)
                 or CAPTION.match(shown) or listed or symbols or furniture or row or image or _cited(shown)
-                or DEFINED.match(shown)
+                or DEFINED.match(shown) or (INGREDIENT.match(shown) is not None and len(words) <= INGREDIENT_WORDS)
                 or (MOTION.match(shown) is not None and len(words) <= MOTION_WORDS)
                 or (len(words) <= PLEASANTRY_WORDS and (PLEASANTRY.match(shown) or HANDOFF.match(shown)))
                 or THANKS.match(shown))
@@ -580,11 +591,12 @@ class Extractive:
         # a paper's references ("Longt5: Efficient text-to-text ..."), a title page's lines ("Harlow Station, Harlow
         # April 18, 2024")
         back = back_matter(text, transcript) + operator + title_page(text, transcript) \
-            + sections_named(text, NOT_DONE, transcript) + asides(text, transcript)  # (a PRD's non-goals, which
-        # alone read as its goals; a note in brackets)
+            + sections_named(text, NOT_DONE, transcript) + asides(text, transcript) + quoted_replies(text)
+        # (a PRD's non-goals, which alone read as its goals; a note in brackets; the message an e-mail answers)
         capitals = [_capitals(s) for s in sentences]
         shouting = sum(c for c, _ in capitals) > SHOUTED * max(1, sum(n for _, n in capitals))  # a text in capitals
-        eligible = [MIN_WORDS <= len(s.split()) <= MAX_WORDS and substance(s) >= SUBSTANCE
+        eligible = [MIN_WORDS <= len(s.split()) <= MAX_WORDS
+                    and substance(s) + (not spoken and STANCE.search(s) is not None) >= SUBSTANCE
                     and not (DISPLAYED.match(text, b) and not ENDED.search(s))  # "... is written" $$ ... $$
                     and (shouting or c <= SHOUTED * n) and worth_showing(s, text[a:b], _lead_in(text, a))
                     and not any(x <= a < y for x, y in back)

@@ -484,6 +484,20 @@ def test_three_backticks_around_words_in_a_line_are_code_in_the_sentence_not_a_f
         "It should become the default.", "The end is prose."]
 
 
+def test_an_e_mails_quote_of_the_message_it_answers_is_not_its_senders_words():
+    """A reply's summary had shown its sender's boss's quoted line as hers."""
+    from lsgtool.documents.prose import quoted_replies
+
+    reply = ("Hi Gareth,\n\nThursday at 3 pm works for me.\n\nOn Fri, 20 Nov 2026 at 09:12, Gareth Lowe wrote:\n"
+             "> The client has asked us to cut the research phase\n> from six weeks to three.\n>\n> Gareth\n\n"
+             "Tamsin\n")
+    ((a, b),) = quoted_replies(reply)
+    assert reply[a:b] == reply[reply.index("On Fri"):reply.index("> Gareth") + len("> Gareth")]
+    outlook = "Yes, Thursday.\n\n-----Original Message-----\nFrom: Gareth\nSubject: Catch-up\n\nCan we meet?\n"
+    assert quoted_replies(outlook) == [(outlook.index("-----"), len(outlook))]
+    assert quoted_replies("> A quote in an article.\n\nIts author said so.\n") == []
+
+
 def test_a_paragraph_in_brackets_is_a_note_on_the_text():
     from lsgtool.documents.prose import asides
 
@@ -633,6 +647,19 @@ def test_a_patents_summary_of_the_invention_is_its_own_summary_wherever_it_is():
     assert found is not None and patent[found[0]:found[1]].strip() == (
         "SUMMARY OF THE INVENTION\n\n[0008] The disclosure provides a closure that vents through two flaps.")
     assert own_summary(patent.replace("SUMMARY OF THE INVENTION", "THE FLAPS")) is None  # (a part's heading)
+
+
+@pytest.mark.parametrize("heading, concluding", [
+    ("What does the school need to do to improve?", True),  # an inspection's
+    ("What the provider should do to improve", True),
+    ("Areas for improvement", True),
+    ("What does the school do?", False),
+    ("Recommendations", True),
+])
+def test_an_inspections_what_to_improve_is_a_concluding_section(heading, concluding):
+    from lsgtool.documents.prose import CONCLUDING
+
+    assert (CONCLUDING.fullmatch(heading) is not None) == concluding
 
 
 def test_a_concluding_section_runs_over_its_subsections_to_a_rule_or_the_next_section():
