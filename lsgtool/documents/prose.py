@@ -1172,8 +1172,7 @@ INLINE = [
     # a run-in heading in bold before a sentence, of a few words: "**Async runtime.** Tasks can ..." -> "Async
     # runtime: Tasks can ..." (not a sentence in bold, "**It is hard to read.** ..."; a web page's or a Word
     # document's is read so, ``webpage.text_of``); a known label without its colon, "**Question** Does ..." ->
-    # "Question: Does ..." (not a bold name,
-    # "**Harbor Council** Chair Ruth Alder said ...")
+    # "Question: Does ..." (not a bold name, "**Harbor Council** Chair Ruth Alder said ...")
     (re.compile(rf"^(\*\*|__)({RUN_IN_WORDS})[.:]\1(?=[ \t]+\S)"), r"\2:"),
     (re.compile(rf"^(\*\*|__)((?i:{RUN_IN_LABELS}))\1(?=[ \t]+[A-Z])"), r"\2:"),
     (re.compile(r"(\*\*|__)(?=\S)(.+?)(?<=\S)\1"), r"\2"),  # strong

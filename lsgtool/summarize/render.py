@@ -48,7 +48,7 @@ def marker(sources: list[dict[str, Any]], named: str | None = None) -> str:
 def _short(title: str) -> str:
     """``title`` in at most ``TITLE_CHARACTERS``, a book's name cut rather than its chapter's ("The First Book of
     Mos… — Chapter 17"), and left out where fewer than ``BOOK_CHARACTERS`` of it would be left ("Verdict: should
-    you buy the Kestrel K7 P…", not "Kestrel K7 Pro review: great mopping, f…", which names no section)."""
+    you buy the Kestrel K7…", not "Kestrel K7 Pro review: great mopping, f…", which names no section)."""
     if len(title) <= TITLE_CHARACTERS:
         return title
     book, separator, chapter = title.rpartition(SEPARATOR)
