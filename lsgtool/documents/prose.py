@@ -160,7 +160,7 @@ def _title_case(line: str) -> bool:
     return 2 * sum(1 for word in long if word[0].isupper()) > len(long)
 
 
-SUBJECT = re.compile(r"(?:re|fwd?|aw):\s", re.IGNORECASE)  # a reply's subject: a forum post's "Re: Is it dead?" (not
+SUBJECT = re.compile(r"(?:re|fwd?|aw):\s.*\?", re.IGNORECASE)  # a reply's subject that asks: "Re: Is it dead?" (not
 # "Re: the travel line, I think we should cut it.")
 
 
@@ -174,7 +174,7 @@ def bare_heading(line: str, before: str, after: str, width: int, heading_before:
     line, before, after = line.strip(), before.strip(), after.strip()
     most = LABELLED_WORDS if LABELLED.match(line) and _title_case(line) else BARE_WORDS
     if not line or len(line.split()) > most or not OPENS.match(line) \
-            or (ENDED.search(line) and not (SUBJECT.match(line) and line.endswith("?"))):
+            or (ENDED.search(line) and not SUBJECT.fullmatch(line)):
         return False
     if before and not heading_before and not ENDS.search(before):
         return False
@@ -888,7 +888,7 @@ def quoted_replies(text: str) -> list[tuple[int, int]]:
     words (a reply's summary had shown its sender's boss's line as hers)."""
     found = []
     for match in REPLY.finditer(text):
-        if match.group().lstrip("-").lstrip().lower().startswith("original"):
+        if "original message" in match.group().lower():
             found.append((match.start(), len(text)))
             continue
         end = at = match.end()
@@ -1447,8 +1447,7 @@ def spoken_title(text: str, transcript: bool | None = None) -> tuple[int, int] |
     field = TURN.match(line)
     if field:  # a field ("Date: ..."), no title; but a podcast's "THE SOIL CAST — Episode 142: ..." is one
         return whole if TITLED.search(field.group(2)) and len(line.split()) <= 2 * TITLE_WORDS else None
-    alone = re.match(r"[ \t]*\r?\n[ \t]*(?:\r?\n|$)", head[end:]) is not None
-    if alone and len(line.split()) <= TITLE_WORDS and not line.rstrip().endswith((".", "!", "?", ":", ";", ",")):
+    if re.match(r"[ \t]*\r?\n[ \t]*(?:\r?\n|$)", head[end:]) and _title_line(line):  # alone
         return whole
     block = _title_block(head, start, capitals=False)
     dated = DATED.search(head, end, block) if block else None  # a date under it is no part of it

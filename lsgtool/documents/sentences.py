@@ -35,7 +35,7 @@ CITED = re.compile(r"(?<=[.!?\"”])(?:\[(?:\d{1,3}|[a-z]|citation needed|clarif
                    r"according to whom\?|note \d{1,3})\])+")
 # a PDF's footnote mark set against a sentence's end ("... heavy metals.1 A UV-C lamp ..."): it ends the sentence too
 NOTE_MARK = re.compile(r"(?<=[a-z][.!?])\d{1,2}(?=\s+[A-Z])")
-# where syntok reads on through a sentence's end (``_missed_sentences``): after a number with a decimal point ("...
+# where syntok reads on through a sentence's end (``_split_after``): after a number with a decimal point ("...
 # under § 554.139. The tenant"), or a capital letter alone ("... at Site B. Under drip irrigation"; syntok takes it
 # for an initial) before a word no name is ("Under", not "John B. Smith"), or a citation's number ("... (Judy et al.,
 # 2019) [4]. Additives ...")
@@ -137,29 +137,19 @@ def _quotations(text: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]
 
 def _sentence_pieces(text: str, start: int, end: int) -> Iterator[tuple[int, int]]:
     """A sentence's span cut after each CJK sentence end and, in speech without punctuation, into breaths."""
-    for x, y in _cjk_sentences(text, start, end):
-        for u, v in _missed_sentences(text, x, y):
+    for x, y in _split_after(text, start, end, CJK_END):
+        for u, v in _split_after(text, x, y, MISSED_END, 3):  # (not a heading's "1.2. Scope")
             yield from breaths(text, u, v)
 
 
-def _missed_sentences(text: str, start: int, end: int) -> Iterator[tuple[int, int]]:
-    """``text[start:end]`` split after a sentence's end syntok reads on through (``MISSED_END``), past its first
-    words (not a heading's "1.2. Scope")."""
-    for match in MISSED_END.finditer(text, start, end):
-        if len(text[start:match.start()].split()) >= 3:
+def _split_after(text: str, start: int, end: int, ends: re.Pattern, words: int = 0) -> Iterator[tuple[int, int]]:
+    """``text[start:end]`` split after each match of ``ends`` (a CJK sentence end, one syntok reads on through:
+    ``MISSED_END``) with at least ``words`` words before it and words after it (the whole span when it has none)."""
+    for match in ends.finditer(text, start, end):
+        rest = text[match.end():end]
+        if rest.strip() and (not words or len(text[start:match.start()].split()) >= words):
             yield start, match.end()
-            start = match.end() + len(text[match.end():end]) - len(text[match.end():end].lstrip())
-    yield start, end
-
-
-def _cjk_sentences(text: str, start: int, end: int) -> Iterator[tuple[int, int]]:
-    """``text[start:end]`` split after each CJK sentence end (the whole span when it has none)."""
-    for match in CJK_END.finditer(text, start, end):
-        if match.end() < end and text[match.end():end].strip():
-            yield start, match.end()
-            start = match.end()
-            while start < end and text[start].isspace():
-                start += 1
+            start = match.end() + len(rest) - len(rest.lstrip())
     yield start, end
 
 

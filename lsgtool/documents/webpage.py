@@ -93,11 +93,8 @@ def _data_row(row) -> bool:
     (a Word table's cells as mammoth writes them: "Personnel", "$92,400"; not a table of causes and actions, each a
     sentence, nor a newsletter's columns)."""
     cells = [cell for cell in row if _cell(cell)]
-    if len(cells) < 2:
-        return False
-    return not any(_holds_blocks(cell) for cell in cells) or all(
-        _one_paragraph(cell) and len(cell.text_content().split()) <= CELL_WORDS
-        for cell in cells if _holds_blocks(cell))
+    return len(cells) >= 2 and all(not _holds_blocks(cell) or _one_paragraph(cell)
+                                   and len(cell.text_content().split()) <= CELL_WORDS for cell in cells)
 
 
 CELL_WORDS = 8  # a cell holding one paragraph of at most this many words is data
