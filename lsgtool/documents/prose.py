@@ -94,6 +94,9 @@ TURN = re.compile(rf"\s*(?:{STAMP}\s+)?(?:Q\d{{1,3}}\.\s+)?(?:\[\d{{3,}}\]\s+)?(
                   rf"([A-Z][\w.'’ —–-]{{0,60}}?(?:\s\((?!\d{{1,2}}:\d{{2}})[^()\n:]{{1,60}}\))*)\s*(?:\({STAMP}\))?:"
                   rf"\s+(?=\S)")
 # (a parliament's "Kemi Badenoch (North West Essex) (Con):", "Q1. [901234] Mr Alex Sobel (Leeds Central) (Lab):")
+# the labels of an interview's or a FAQ's asker and answerer ("Q:", "A:"): roles, which name no one
+ASKER = re.compile(r"(?i:q|question|interviewer)")
+ANSWERER = re.compile(r"(?i:a|answer)")
 TRANSCRIPT = 0.5  # the share of a text's lines that must be turns for each line to be read as one
 # a chat export's message header, on a line of its own above the message's lines: "Priya Raman  9:02 AM" (Slack),
 # "Priya Raman — Today at 9:02 AM" (Discord)
@@ -203,6 +206,29 @@ def _lines(text: str) -> Iterator[tuple[int, int, str]]:
         body = line.rstrip("\r\n")
         yield start, start + len(body), body
         start += len(line)
+
+
+def _numbered_heading(text: str, start: int, end: int) -> bool:
+    """Whether the numbered line at ``start:end`` is a heading ("1. Executive Summary"), not a list's item: it stands
+    alone, and what follows it is a paragraph, not the next item (a loose contents list, an agenda)."""
+    if not re.match(r"\s*\d{1,2}[.)]\s", text[start:end]) or not _alone(text, start, end):
+        return False
+    following = re.match(r"\s*([^\n]*)", text[end:end + 400])
+    return not ITEM.match(following.group(1)) and len(following.group(1).split()) >= NUMBERED_WORDS
+
+
+NUMBERED_WORDS = 5  # the fewest words of the paragraph under a numbered heading
+
+
+def _alone(text: str, start: int, end: int) -> bool:
+    """Whether the line at ``start:end`` of ``text`` stands between blank lines (or the text's ends)."""
+    before = text[max(0, start - 80):start]  # (a line's own indent and the line break before it, at most)
+    return (start < 80 and not before.strip() or BLANK_BEFORE.search(before) is not None) \
+        and BLANK_AFTER.match(text, end) is not None
+
+
+BLANK_BEFORE = re.compile(r"\n[ \t]*\r?\n[ \t]*\Z")
+BLANK_AFTER = re.compile(r"[ \t]*(?:\r?\n[ \t]*\r?\n|\s*\Z)")
 
 
 def is_transcript(text: str) -> bool:
@@ -595,6 +621,7 @@ NUMBERED = r"(?:\(?[\dIVX]+(?:\.\d+)*[.)]?\s+)?"  # a heading's section number: 
 # blog's "What we know so far"
 OWN_SUMMARY = re.compile(NUMBERED + r"(?:abstract|summary|executive summary|"
                          r"management summary|tl;? ?dr|synopsis|overview|in (?:brief|short)|at a glance|"
+                         r"(?:the )?short version|in a nutshell|"
                          r"key (?:points|findings|takeaways|facts)|what we know(?: so far)?|the latest|"
                          r"latest (?:updates|developments))[.:]?",  # (a live blog's, at its top)
                          re.IGNORECASE)
@@ -654,8 +681,10 @@ def own_summary(text: str, transcript: bool | None = None) -> tuple[int, int] | 
         return None
     near = text[:max(int(OWN_SHARE * len(text)), OWN_CHARS)]
     for start, end, line in _lines(near):
-        if len(line) > OWN_LINE or ITEM.match(line) and not INID.match(line) or QUOTE.match(line):
-            continue  # a contents list's "* [Summary][summary]"; not a patent's "(57) Abstract"
+        if len(line) > OWN_LINE or QUOTE.match(line) \
+                or ITEM.match(line) and not INID.match(line) and not _numbered_heading(text, start, end):
+            continue  # a contents list's "* [Summary][summary]"; not a patent's "(57) Abstract", nor a report's
+            # "1. Executive Summary" on a line of its own
         if (_level(text, start) or 0) <= 2 and OWN_SUMMARY.fullmatch(heading_words(line)):
             after = [a for a in headings(text, transcript) if a > end]
             return start, after[0] if after else len(text)
@@ -994,7 +1023,10 @@ def _structure(text: str) -> tuple[tuple[tuple[int, int], ...], tuple[int, ...]]
                 heads.append(start)
             blank_before = False
             continue
-        after_list = in_item and blank_before and not indented and SUBSECTION.match(line) is not None  # a numbered
+        following = next((later[2] for later in lines[i + 1:i + 3] if later[2].strip()), "")
+        after_list = in_item and blank_before and not indented and (SUBSECTION.match(line) is not None  # a numbered
+                                                                    or BACK_MATTER.fullmatch(stripped) is not None
+                                                                    and ITEM.match(following) is not None)
         if (not in_item or after_list) and bare_heading(line, lines[i - 1][2] if i else "",  # heading after a list
                                                         lines[i + 1][2] if i + 1 < len(lines) else "", width,
                                                         was_heading):
@@ -1025,6 +1057,7 @@ def _structure(text: str) -> tuple[tuple[tuple[int, int], ...], tuple[int, ...]]
 
 
 SUBSECTION = re.compile(r"\s{0,3}\d{1,2}(?:\.\d{1,2})+\.?\s+[A-Z]")  # a subsection's number: "7.2 Filling a dewar"
+# (or back matter's over its own list: a textbook's "Exercises" over "1. Calculate ..." after its summary's list)
 
 
 def _quoted_words(line: str) -> bool:
@@ -1092,6 +1125,8 @@ def prose_sentences(text: str, transcript: bool | None = None) -> list[tuple[int
         joined, at = [], []  # at: (offset in the joined text, offset in the text) where each piece begins
         offset = 0
         for a, b in turn.pieces:
+            if SOUND.fullmatch(text[a:b].strip()):  # a cue that is only "(Laughter)": no sentence begins there (the
+                continue  # next one's source and time had been that cue's)
             at.append((offset, a))
             joined.append(text[a:b])
             offset += b - a + 1
@@ -1313,8 +1348,9 @@ SAID_LINKED = re.compile(rf"(?:(?:{LINKS}),|{CLAUSE}|(?:{NOTICES})\s*:)\s+", re.
 # a run-in label before a paragraph's first sentence: a structured abstract's "Background:", "Conclusions:", a post's
 # "TL;DR:"
 LABELS = (r"(?:background|introduction|objectives?|aims?|purpose|methods?|design|setting|participants|results?|"
-          r"findings|conclusions?|discussion|interpretation|case (?:presentation|report|description)|"
-          rf"{OWN_LABEL}|a|answer|{NOTICES})\s*:")  # and a FAQ's "A:", a manual's "Note:"
+          r"findings|conclusions?|discussion|interpretation|case(?: (?:presentation|report|description))?|"
+          r"outcomes?|(?:edit|update)(?: \d{1,2})?|"
+          rf"{OWN_LABEL}|a|answer|{NOTICES})\s*:")  # and a FAQ's "A:", a manual's "Note:", a post's "Edit 2:"
 # a legal text's run-in heading: "(a) In General.--", "(1) ALGORITHMIC FEED.--"
 RUN_IN_HEADING = r"(?:\([a-z0-9]{1,4}\)\s*)*[A-Z][\w ,'’-]{0,50}\.(?:--|—)"
 LINKED = re.compile(rf"(?:(?:{LINKS}|{WRITTEN_LINKS}),|{CLAUSE}|{LABELS}|(?-i:{DATELINE}))\s+"
@@ -1397,6 +1433,7 @@ def substance(sentence: str) -> int:
 
 
 TITLE_WORDS = 15  # a first line longer than this is prose, not a title
+TITLE_WORDS_CASED = 25  # (in title case: a paper's "Severe Hyponatraemia Induced by ... in a 58-Year-Old Man: ...")
 # a line above the title that says what kind of text it is or how to handle it, not what it is about: a press
 # release's "FOR IMMEDIATE RELEASE", a newspaper desk's "OPINION", "CONFIDENTIAL", "DRAFT"
 BANNER = re.compile(r"(?:\*\*|__)?(?:for immediate release|immediate release|embargoed\b.{0,60}|(?:news|press|media) "
@@ -1410,8 +1447,8 @@ FRONT_MATTER = re.compile(r"---[ \t]*\r?\n(.*?)\r?\n(?:---|\.\.\.)[ \t]*(?:\r?\n
 def title_span(text: str, transcript: bool | None = None) -> tuple[int, int] | None:
     """Where the document's title is: its YAML front matter's ``title:``, else its first Markdown heading (``# ...``,
     or a line underlined with ``===``) when the text begins with one, else its first line when that line stands
-    alone (a blank line after it), is short and does not end a sentence (``CULTURAL EXCHANGE``); None when it has
-    none (a transcript, prose)."""
+    alone (a blank line after it), is short and does not end a sentence (``CULTURAL EXCHANGE``), or stands in title
+    case over a title page whose next line is a byline (``BYLINE``); None when it has none (a transcript, prose)."""
     front = FRONT_MATTER.match(text)
     named = front and re.search(r"^title:[ \t]*([\"']?)(\S.*?)\1[ \t]*\r?$", front.group(1), re.MULTILINE)
     if named:  # YAML front matter's title: "Sparse Gated Retrieval ..."
@@ -1426,10 +1463,19 @@ def title_span(text: str, transcript: bool | None = None) -> tuple[int, int] | N
         return (start + marks.end(), start + len(line.rstrip())) if marks and line[marks.end():].strip() else None
     underlined = len(lines) > 1 and SETEXT.match(lines[1][2]) is not None and not text[end:lines[1][0]].strip()
     alone = re.match(r"[ \t]*\r?\n[ \t]*\r?\n", text[end:]) is not None
-    if underlined or (alone and _title_line(line)):
+    if underlined or (alone and _title_line(line, subtitled=True)):
         return start + len(line) - len(line.lstrip()), start + len(line.rstrip())
     block = _title_block(text, start)
-    return (start + len(line) - len(line.lstrip()), block) if block else None
+    if block:
+        return start + len(line) - len(line.lstrip()), block
+    if _title_case(line) and _title_line(line) and len(lines) > 1 and BYLINE.match(lines[1][2]) \
+            and _title_block(text, start, capitals=False):  # a title in title case over its byline
+        return start + len(line) - len(line.lstrip()), start + len(line.rstrip())
+    return None  # ("Commencement Address to the Class of 2024" over "Delivered by Dr. Ines Valcárcel, ...")
+
+
+BYLINE = re.compile(r"[ \t]*(?:(?:delivered|presented|written|prepared|given|spoken|remarks|a speech|an address|"
+                    r"an essay|a lecture|a report|a sermon|preached) )?by\s+[A-Z]", re.IGNORECASE)
 
 
 def spoken_title(text: str, transcript: bool | None = None) -> tuple[int, int] | None:
@@ -1458,10 +1504,16 @@ DATED = re.compile(r"(?m)^.*(?:\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|
                    r"\b\d{4}-\d\d-\d\d\b)", re.IGNORECASE)  # a line holding a date or a time
 
 
-def _title_line(line: str) -> bool:
-    """Whether ``line`` may be a title: short, no turn, no sentence's or lead-in's end."""
-    return (len(line.split()) <= TITLE_WORDS and not TURN.match(line)
-            and not line.rstrip().endswith((".", "!", "?", ":", ";", ",")))
+def _title_line(line: str, subtitled: bool = False) -> bool:
+    """Whether ``line`` may be a title: short (longer in title case), no turn, no sentence's or lead-in's end;
+    ``subtitled``: a title and its subtitle in title case either side of a colon is no turn ("Severe Hyponatraemia
+    After Beer: A Case Report"; not a field, "Attendees: Sam Lee, Priya Raman", nor "John: Welcome Back")."""
+    turn = TURN.match(line)
+    head, _, rest = line.partition(":")
+    subtitle = subtitled and len(head.split()) >= 2 and len(rest.split()) >= 2 and "," not in rest \
+        and _title_case(head) and _title_case(rest)
+    return (len(line.split()) <= (TITLE_WORDS_CASED if _title_case(line) else TITLE_WORDS)
+            and not (turn and not subtitle) and not line.rstrip().endswith((".", "!", "?", ":", ";", ",")))
 
 
 TITLE_LINES = 3  # a title set in capitals over up to this many lines

@@ -31,8 +31,12 @@ JOINED_WORDS = 60  # a sentence joined across its semicolons is at most this lon
 EXHIBIT = re.compile(r"\b(?:Exs?\.|Exhibits?)\s+[A-Z]{1,2}(?:-\d+)?\.(?=\s+[A-Z])")  # a record's "Ex. A." ends a cite
 # a wiki's citation markers right after a sentence's end (".[4] With", ".[14][15]", ".[citation needed]"): syntok
 # reads on through them; hidden from it (blanks for characters), they fall between the sentences
-CITED = re.compile(r"(?<=[.!?\"”])(?:\[(?:\d{1,3}|[a-z]|citation needed|clarification needed|when\?|who\?|"
-                   r"according to whom\?|note \d{1,3})\])+")
+CITED = re.compile(r"(?<=[.!?\"”])(?:\[(?:\d{1,3}|[a-z]|\^[^\]\s]{1,20}|citation needed|clarification needed|"
+                   r"when\?|who\?|according to whom\?|note \d{1,3})\])+")  # (and Markdown's "[^1]")
+# a question's end inside emphasis that closes after it (a FAQ's "**Can I use it?** Yes."): syntok reads on through
+# the closing marks; set before the end instead (the same characters, so the sentence keeps its span); not a full
+# stop's: "**Async runtime.** Tasks ..." is a run-in heading, read with its sentence
+EMPHASIS_END = re.compile(r"([!?])(\*\*|__|\*|_)(?=\s)")
 # a PDF's footnote mark set against a sentence's end ("... heavy metals.1 A UV-C lamp ..."): it ends the sentence too
 NOTE_MARK = re.compile(r"(?<=[a-z][.!?])\d{1,2}(?=\s+[A-Z])")
 # where syntok reads on through a sentence's end (``_split_after``): after a number with a decimal point ("...
@@ -90,6 +94,7 @@ def sentence_spans(text: str, start: int = 0, end: int | None = None) -> Iterato
     end = len(text) if end is None else end
     part = CITED.sub(lambda m: " " * len(m.group()), ET_AL.sub("_", text[start:end]))
     part = NOTE_MARK.sub(lambda m: " " * len(m.group()), part)
+    part = EMPHASIS_END.sub(r"\2\1", part)
     part = CODE.sub(lambda m: re.sub(r"[.!?]", "x", m.group()), part)  # no sentence ends inside `T: ?Sized`
     spans: list[tuple[int, int]] = []
     for paragraph in segmenter.analyze(part):

@@ -30,7 +30,8 @@ NAMED = re.compile(r"(?:^|[-_\s])(?:breadcrumbs?|share|sharing|social|related|co
                    r"sidebar|promo|sponsored|advert|ads?|cookies?|popup|modal|jump|print|toolbar|pagination|tags|"
                    r"byline|author-bio|skip-link|post-signature|post-menu|votecell|vote-count|corrections?|"
                    r"site-header|site-footer|global-header|global-footer|masthead|utility-nav|"
-                   r"clarifications?|editors?-note)(?:$|[-_\s])",
+                   r"clarifications?|editors?-note|(?<!no[-_])spoilers?(?![-_]?free))(?:$|[-_\s])",  # (a review's ending,
+                   # kept from a reader; not its "spoiler-free" verdict)
                    re.IGNORECASE)
 # a wiki's furniture, whatever element holds it: MediaWiki's "[edit]" links, hatnotes ("For other uses, see ..."),
 # navigation boxes, infoboxes (a table of facts, not text: its cells would count as paragraphs), its contents box,
@@ -44,10 +45,12 @@ CODE_LINE = re.compile(r"[=;{}<>]|^\s*[$#]\s|->|::|\(\)")  # "heat = 2", "$ git 
 CODE = ("pre", "code")  # a class in code (rustdoc's "comment") names no furniture
 LINKED_WORDS = 40  # a block of at most this many words
 LINKED_SHARE = 0.8  # at least this share of them in two links or more: a row ("Jump to Recipe · Print Recipe")
+THREAD = 0.5
 MOST = 0.25  # furniture never holds more than this share of the main text's words (a wrapper's class says little)
 # a comment of a page's (its class "comment", as Reddit's and WordPress's are; not a wrapper's "comments-open"):
-# furniture, unless the comments hold more than ``MOST`` of its words (a forum's thread: they had been dropped in
-# page order until that share was reached, and a Reddit page's top answers went first)
+# furniture, all of them, unless they hold more than ``THREAD`` of its words (a forum's thread: they had been dropped
+# in page order until ``MOST`` was reached, and a Reddit page's top answers went first; a short review's three
+# comments, more than a quarter of its words, had been read as its text, a commenter's "far too slow" as the review's)
 DISCUSSION = re.compile(r"(?:^|\s)comment(?:$|\s)", re.IGNORECASE)
 
 
@@ -218,15 +221,16 @@ def furniture(body) -> list:
     ``ROLES``, a wiki's furniture (``WIKI``: any element), a class in ``NAMED`` (not an id: ``<section
     id="comments">`` is a documentation page's section on comments), a picture's caption (``_pictured``), a row of
     links that holds no heading, table or code; none inside a table or code, and never more than a quarter
-    (``MOST``) of the words in all; not a page's comments (``DISCUSSION``) where they are more than that: a
-    thread's."""
+    (``MOST``) of the words in all, but a page's comments (``DISCUSSION``) all; none of them where they are more
+    than half (``THREAD``) of its words: a thread's."""
     total = _words(body)
     heading = next((el for tag in SECTIONS[:3] for el in body.iter(tag)), None)  # the title: never furniture
     kept = set() if heading is None else {heading, *heading.iterancestors()}
     said = {el for el in body.iter() if isinstance(el.tag, str) and DISCUSSION.search(el.get("class") or "")}
     outermost = [el for el in said if not any(up in said for up in el.iterancestors())]  # (a set: no scan per one)
-    if sum(map(_words, outermost)) > MOST * total:  # a forum's thread: its comments are what it says (their
-        kept.update(said)  # rows of links, "Reply Share Report", are still furniture)
+    thread = sum(map(_words, outermost)) > THREAD * total
+    if thread:  # a forum's thread: its comments are what it says (their rows of links, "Reply Share Report", are
+        kept.update(said)  # still furniture)
     found: list = []
     inside: set = set()  # the elements found and all they hold
     left = max(MOST * total, LINKED_WORDS)  # the words that may still be left out
@@ -236,7 +240,8 @@ def furniture(body) -> list:
                 or any(el.tag in (*CODE, "table") for el in element.iterancestors()):
             continue
         words = _words(element)
-        if words > left:
+        comment = element in said  # (a page's comments, not a thread's: all of them, whatever their words)
+        if words > left and not comment:
             continue
         named = wiki or element.get("role") in ROLES or NAMED.search(element.get("class") or "") is not None \
             or "signature" in (element.get("class") or "").split() or _pictured(element)  # (a forum post's; not
@@ -246,7 +251,7 @@ def furniture(body) -> list:
                 and _linked(element) >= LINKED_SHARE * words:
             found.append(element)
             inside.update(element.iter())
-            left -= words
+            left -= 0 if comment else words
     return found
 
 
@@ -270,6 +275,29 @@ def looks_like_html(data: bytes) -> bool:
     return head.startswith((b"<!doctype html", b"<html"))
 
 
+def _summary_box(element, body) -> bool:
+    """Whether ``element`` is an ``<aside>`` that holds the page's own summary: its heading is a summary's ("The short
+    version", "Key points", "At a glance": ``SUMMARY_BOX``), as a policy's or an explainer's box above its text (before
+    the first ``<h2>`` of the page that is not its own; not a news site's rail of "The latest", a "Key facts" box)."""
+    heading = next(element.iter(*SECTIONS, "strong", "b"), None) if element.tag == "aside" else None
+    if heading is None or not SUMMARY_BOX.fullmatch(" ".join(heading.text_content().split())):
+        return False
+    first = next((h for h in body.iter("h2") if element not in h.iterancestors()), None)
+    return first is None or any(el is element for el in _before(body, first))
+
+
+def _before(body, stop):
+    """The elements of ``body`` before ``stop``, in document order."""
+    for el in body.iter():
+        if el is stop:
+            return
+        yield el
+
+
+SUMMARY_BOX = re.compile(r"(?:the )?short version|in (?:short|brief)|at a glance|key (?:points|takeaways|findings)|"
+                         r"tl;? ?dr|summary|in a nutshell|what you need to know", re.IGNORECASE)
+
+
 def read_html(data: bytes, name: str) -> tuple[list[Chapter], str | None, list[str]]:
     """(one chapter: the page's main text, its title, notes)."""
     try:
@@ -291,7 +319,8 @@ def read_html(data: bytes, name: str) -> tuple[list[Chapter], str | None, list[s
     body = root.find(".//main")
     body = body if body is not None else articles[0] if len(articles) == 1 else root.find(".//body")
     body = body if body is not None else root
-    dropped = [el for el in body.iter(*CHROME, *(SITE if body.tag == "body" else ())) if el is not body]
+    dropped = [el for el in body.iter(*CHROME, *(SITE if body.tag == "body" else ())) if el is not body
+               and not _summary_box(el, body)]
     for element in dropped:
         element.drop_tree()  # its tail (the text after it) stays
     rows = furniture(body)

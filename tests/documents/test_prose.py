@@ -218,6 +218,20 @@ def test_a_bare_heading_line_of_plain_text_is_not_glued_to_the_sentence_after_it
     ("NOTICE OF MEETING\nThe board meets on Monday.\n\nText.", None),  # a heading over its text
     ("WHEREAS:\nTHE PARTIES AGREE\n\nText.", None),  # a lead-in
     ("ACME SUPPLIES LTD\n14 HIGH STREET\nLEEDS LS1 4AB\n\nText.", None),  # an address in capitals
+    ("Severe Hyponatraemia After Beer: A Case Report\n\nText.",  # a subtitle in title case: no speaker's turn
+     "Severe Hyponatraemia After Beer: A Case Report"),
+    ("Severe Hyponatraemia Induced by Excessive Beer Intake (Beer Potomania) in a 58-Year-Old Man: A Case "
+     "Report\n\nText.", "Severe Hyponatraemia Induced by Excessive Beer Intake (Beer Potomania) in a 58-Year-Old "
+     "Man: A Case Report"),  # longer in title case
+    ("Dana: we should start with the budget\n\nText.", None),  # a turn
+    ("Commencement Address to the Class of 2024\nDelivered by Dr. Ines Valcarcel, Chief Engineer\n"
+     "Lewis & Clark Community College, May 18, 2024\n\nText.", "Commencement Address to the Class of 2024"),
+    ("Jane Smith\n14 High Street\nLeeds LS1 4AB\n\nDear Sir, I write.", None),  # an address over a letter
+    ("Mr John Davies\nRose Cottage\nLittle Bampton\n\nDear Mr Davies, I write.", None),  # (no byline under it)
+    ("Chapter One\nThe House On The Hill\n\nText.", None),
+    ("Attendees: Sam Lee, Priya Raman, Tom Hart\n\nWe agreed.", None),  # a field, not a subtitle
+    ("John: Welcome Back Everyone\n\nText.", None),
+    ("HEARTHSTONE MUTUAL INSURANCE\nINSURED: JOHN SMITH\n\nText.", None),
 ])
 def test_title_is_a_heading_or_a_short_line_standing_alone(text, title):
     from lsgtool.documents.prose import title_span
@@ -306,6 +320,20 @@ def test_captions_are_read_as_turns_across_cues(text):
     # each sentence's time is that of the cue it begins in
     assert [found[0].time(spans[0][0]), found[0].time(spans[1][0]), found[1].time(spans[2][0])] == \
         ["00:00:01", "00:00:04", "00:01:07"]
+
+
+def test_a_cue_that_is_only_a_sound_begins_no_sentence():
+    """A talk's "(Laughter)" cue before a sentence: the sentence's source and time are its own cue's, not that one's
+    (they had been 00:00:17, the laughter's)."""
+    from lsgtool.documents.prose import prose_sentences, turns
+
+    text = ("1\n00:00:12,300 --> 00:00:16,860\nFor eleven years I was a firefighter\nin northern California.\n\n"
+            "2\n00:00:17,060 --> 00:00:21,620\n(Laughter)\n\n3\n00:00:21,820 --> 00:00:25,620\nWe need to put good "
+            "fire back\non the land.\n")
+    spans = prose_sentences(text)
+    assert [text[a:b].split("\n")[0] for a, b in spans] == ["For eleven years I was a firefighter",
+                                                           "We need to put good fire back"]
+    assert turns(text)[0].time(spans[1][0]) == "00:00:21"
 
 
 def test_a_broadcast_captions_change_of_speaker_starts_a_turn_and_is_not_shown():
@@ -602,6 +630,7 @@ def test_a_logs_entries_are_a_record_not_sentences():
                                           ("### Overview", False), ("## Motivation", False),
                                           ("## What we know so far", True), ("The latest", True),  # a live blog's
                                           ("(57) ABSTRACT", True),  # a patent's field code
+                                          ("1. Executive Summary", True),  # a report's numbered heading
                                           ("* Summary", False)])  # a contents list's item
 def test_the_authors_own_summary_is_a_summary_heading_near_the_start_and_references_are_back_matter(heading, own):
     from lsgtool.documents.prose import back_matter, own_summary
@@ -634,6 +663,36 @@ def test_the_authors_own_summary_is_a_summary_heading_near_the_start_and_referen
     # (a list of numbers in brackets stays: "the interval [0, 1]", "a scale of [1-5]" are no citations)
     assert [review[a:b] for a, b in back_matter(review)] == [  # each entry, "et al." too
         review[review.index("[12]"):review.index("\n\n[4]")], review[review.index("[4] Judy"):].rstrip()]
+
+
+def test_a_numbered_summary_heading_on_its_own_line_is_one_but_a_contents_lists_item_is_not():
+    from lsgtool.documents.prose import own_summary
+
+    text = ("Title of the report\n\nContents\n\n1. Summary\n2. Motivation\n\n1. Summary\n\nThis does x. It does y."
+            "\n\n2. Motivation\n\nBecause.\n")
+    found = own_summary(text)
+    assert text[found[0]:found[1]].strip() == "1. Summary\n\nThis does x. It does y."
+    assert own_summary("Agenda\n\n1. Apologies\n\n2. Summary\n\n3. Finance report\n") is None  # an agenda's items
+    loose = "Contents\n\n1. Overview\n\n2. Finances\n\nOverview\n\nWe fed more families this year than ever before.\n"
+    found = own_summary(loose)  # a loose contents list's item is none either: the section it names is
+    assert loose[found[0]:found[1]].strip() == "Overview\n\nWe fed more families this year than ever before."
+
+
+def test_a_section_named_as_back_matter_or_a_summary_after_a_list_is_a_heading():
+    """An EPUB chapter's "Exercises" after its "Summary"'s list (its heading kept as a bare line) heads its section:
+    its prompts ("Calculate the price elasticity ...") had been picked as the chapter's matter."""
+    from lsgtool.documents.prose import back_matter, headings
+
+    text = ("Elasticity\n\nDemand is elastic when it moves more than the price does.\n\nSummary\n\n- When demand is "
+            "inelastic, raising the price raises revenue.\n\nExercises\n\n1. Calculate the elasticity of the bus fare."
+            "\n\n2. Classify the good.\n")
+    assert text.index("Exercises") in headings(text)
+    assert [text[a:b].split("\n")[0] for a, b in back_matter(text)] == ["Exercises"]
+    loose = text.replace("Exercises", "Then the fare went up")  # a paragraph after the list, no heading
+    assert loose.index("Then the fare") not in headings(loose)
+    workout = text.replace("1. Calculate the elasticity of the bus fare.\n\n2. Classify the good.",
+                           "Squats build the thighs: lower your hips until your thighs are level with the floor.")
+    assert back_matter(workout) == []  # a workout's "Exercises" over its prose are its matter
 
 
 def test_a_patents_summary_of_the_invention_is_its_own_summary_wherever_it_is():
@@ -729,6 +788,11 @@ def test_a_wikis_citation_markers_end_no_sentence_and_are_not_shown():
                      "It was found in 1996.", "The lake[8] lies under ice."]
     assert readable(found[-1]) == "The lake lies under ice."
     assert readable("It is high pressure.[14][15]") == "It is high pressure."
+    # and Markdown's footnote ("... sewers.[^1] This essay ..." had been one sentence), and a question's end inside
+    # emphasis ("**Can I use it?** Yes." had been one)
+    text = "MPs passed a bill.[^1] This essay argues it. **Can I use it?** Yes. Pass a zone. *Is it done?* No."
+    assert [readable(text[a:b]) for a, b in sentence_spans(text)] == [
+        "MPs passed a bill.", "This essay argues it.", "Can I use it?", "Yes.", "Pass a zone.", "Is it done?", "No."]
 
 
 def test_a_word_hyphenated_across_a_line_break_is_shown_whole():
@@ -1297,6 +1361,10 @@ def test_a_task_lists_boxes_and_a_bold_run_in_label_are_shown_as_text():
     assert readable("**It is just plain hard to read.** Experience has shown it.") == \
         "It is just plain hard to read. Experience has shown it."  # a sentence in bold is no label
     assert readable("This is **not** safe.") == "This is not safe."
+    # a case report's abstract's labels and a post's edits are no part of their sentences
+    assert readable("Case: We describe a 58-year-old man.") == "We describe a 58-year-old man."
+    assert readable("Outcome: He recovered fully.") == "He recovered fully."
+    assert readable("Edit 2: The flight was delayed.") == "The flight was delayed."
 
 
 def test_a_pages_picture_captions_and_a_storys_correction_are_not_its_text(tmp_path):

@@ -541,6 +541,25 @@ citrus</a> explains at length for anyone who wants to know why the juice is adde
 </main></body></html>"""
 
 
+def test_a_pages_own_summary_box_is_its_text_but_its_spoilers_are_not():
+    """A policy's <aside> "The short version" (its own summary) is read, another aside is not; a review's spoiler
+    section (its class) is left out: a summary of a review does not give its book's ending away."""
+    pytest.importorskip("lxml")
+    page = ('<html><body><main><h1>Privacy Policy</h1><aside class="summary-box"><h2>The short version</h2><ul>'
+            '<li>We never sell personal data.</li></ul></aside><aside><p>Sign up for our newsletter!</p></aside>'
+            '<p>We keep account data while the account is open.</p><div class="spoiler-warning"><h2>Spoilers</h2>'
+            '<p>In the last chapter Nia finds the deed.</p></div></main></body></html>')
+    text = read_bytes(page.encode(), "policy.html", ".html").text
+    assert "We never sell personal data." in text and "The short version" in text
+    assert "newsletter" not in text and "Nia" not in text and "We keep account data" in text
+    kept = page.replace('"spoiler-warning"', '"verdict spoiler-free"')  # a review's verdict without spoilers
+    assert "Nia" in read_bytes(kept.encode(), "policy.html", ".html").text
+    rail = page.replace("<p>We keep", "<h2>Sharing</h2><p>We keep").replace("<h1>Privacy Policy</h1>", "").replace(
+        '<aside class="summary-box">', '<h2>Policy</h2><p>Our policy.</p><aside class="summary-box">')
+    assert "never sell" not in read_bytes(rail.encode(), "policy.html", ".html").text  # a box after the text's
+    # first section is a sidebar's, not the page's summary (a news site's rail of "The latest")
+
+
 def test_a_pages_hidden_text_site_banner_and_first_items_heading_are_not_its_text_or_title():
     """An e-mail's hidden preview line and a site's banner (by its class) are not read; a block inside running text
     begins a paragraph ("Heating" then "Is it worth it?", not "HeatingIs"); a newsletter's first item's h2, after
@@ -910,3 +929,8 @@ def test_a_threads_comments_are_its_text_where_they_are_most_of_it():
                                      reply="This is really helpful, thank you, I will ask them on Monday.")
     text = read_bytes(thread.encode(), "thread.html", ".html").text
     assert "Heat pump installer here" in text and "really helpful" in text  # a thread's comments are its text
+    review = thread.replace("Our boiler is fifteen years old and the engineer says it will fail soon.",
+                            "We fitted a heat pump last spring, and it has cut our bills by a third. " * 4)
+    kept = read_bytes(review.encode(), "review.html", ".html").text  # its comments, under half its words: none
+    assert "We fitted a heat pump" in kept and "installer" not in kept and "helpful" not in kept
+    # (more than a quarter of its words: they had been its text, a commenter's "far too slow" as the review's)
