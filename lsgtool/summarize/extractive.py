@@ -23,10 +23,10 @@ import torch.nn.functional as F
 
 from lsgtool.core.errors import UsageError
 from lsgtool.core.tokens import count_tokens
-from lsgtool.documents.prose import (ITEM, NOT_DONE, PIN, REPLY, asides, back_matter, concluding, hyphenated_words,
-                                     own_summary, prose_sentences, readable, said_only, sections_named,
-                                     quoted_replies, separate_opinions, speakers, substance, title_page,
-                                     title_span, turns, verse_numbered)
+from lsgtool.documents.prose import (ANSWERER, ASKER, ITEM, NOT_DONE, PIN, REPLY, asides, back_matter, concluding,
+                                     hyphenated_words, own_summary, prose_sentences, readable, said_only,
+                                     sections_named, quoted_replies, separate_opinions, speakers, substance,
+                                     title_page, title_span, turns, verse_numbered)
 from lsgtool.documents.sentences import in_breaths, sentence_spans
 from lsgtool.progress import Progress
 from lsgtool.summarize.lexical import STOP, WORD
@@ -66,21 +66,41 @@ SHOUTED = 0.8
 CITATION = re.compile(r"(?:(?:See(?: also|, e\.g\.,)?|Cf\.|Accord|But see)\s+)?[^,()]{1,80}? v\. [^()]{1,120}?,\s+"
                       r"(?:\d+ [A-Z][\w. ]{0,20}? \d+|No\. \S+)[^()]*\([^()]*\d{4}\)(?:\s*\([^()]*\))?[.;]?|"
                       rf"Id\.,?(?:\s+at\s+[\d,\s–-]+)?(?:\s*\(.*\))?\.?|{PIN}(?:\s*\(.*\))?\.?")  # (``PIN``)
+# a sentence that says what its document is for or what its writer has decided ("After a lot of thought, I have
+# decided to resign ...", "This RFC proposes ...", "The purpose of this policy is ...", "We are pleased to announce
+# ..."): a letter's, a proposal's, an announcement's point, however unlike the rest of it (a resignation's handover
+# plan outweighs the resignation in the centroid); raised by ``PURPOSED`` of the scores' range
+PURPOSE = re.compile(
+    r"\b(?:I|we)(?: have|['’]ve) (?:now )?decided (?:to|that)\b"
+    r"|\b(?:I|we) (?:am|are|['’]m|['’]re) writing (?:to|because)\b"
+    r"|\bplease (?:accept|take|consider) this (?:letter|e-?mail|message|note)\b"
+    r"|\bthis (?:(?-i:[A-Z]{2,5})|letter|e-?mail|memo|report|document|paper|article|policy|proposal|guide|chapter|"
+    r"post|essay|note|notice|statement|plan|review|study) (?:is (?:to (?!be\b)|intended to|meant to)|proposes|describes|"
+    r"presents|sets out|explains|outlines|argues|introduces|summari[sz]es|establishes|defines|announces|confirms|"
+    r"examines|explores|reports|documents|covers|provides)\b"
+    r"|\bthe (?:main )?(?:purpose|aim|goal|objective|motivation) (?:of|for) this (?:\w+ )?(?:(?-i:[A-Z]{2,5})|letter|"
+    r"e-?mail|memo|report|document|paper|article|policy|proposal|guide|chapter|post|essay|note|notice|plan|review|"
+    r"study|meeting|call)\b"
+    r"|\b(?:I|we) (?:am|are|['’]m|['’]re) (?:very )?(?:pleased|delighted|excited|proud|happy|sad|sorry) to "
+    r"(?:announce|report|share|inform|confirm|tell|let you know)\b"
+    r"|\bin this (?:(?-i:[A-Z]{2,5})|paper|article|report|chapter|post|essay|document|note|memo|guide),? (?:we|I) "
+    r"(?:propose|present|describe|introduce|argue|show|examine|explore|report|study|investigate|review|outline)\b",
+    re.IGNORECASE)
+PURPOSED = 0.6  # the held-apart RFCs' R-1 / R-2 / R-L 35.0 / 9.0 / 20.0 -> 35.4 / 9.3 / 20.4 (0.3: 35.0 / 9.2 / 20.2)
 CONCLUDED = 0.3  # of the scores' range: what a sentence in a concluding section (``concluding``) is raised by
 # a question asked in talk: shown alone it pairs with whatever answer comes next in the summary, so it is picked only
 # after the answer that follows it, someone else's (``read_after``), never without one (the meetings of
 # ../shared/quality: R-1 / R-2 29.82 / 5.33, as without questions; 29.70 / 5.19 with them picked freely)
 QUESTION = re.compile(r"\?[\"'”’)\]]*$")
-# an interview's or a FAQ's labels for who asks and who answers: what the asker says ("Q: The purifier turned off and
-# the red light is flashing.") is a question whether or not it ends with one; the answerer's label is shown only
-# after a question's (an "A:" alone tells a reader nothing)
-ASKER = re.compile(r"(?i:q|question|interviewer)")
-ANSWERER = re.compile(r"(?i:a|answer)")
+# an interview's or a FAQ's labels for who asks and who answers (``ASKER``, ``ANSWERER``): what the asker says ("Q: The
+# purifier turned off and the red light is flashing.") is a question whether or not it ends with one; the answerer's
+# label is shown only after a question's (an "A:" alone tells a reader nothing)
 # a vote's record in minutes ("Proposed Cllr Desai, seconded Cllr Trent, all in favour.", "Motion by Smith, seconded
 # by Jones; carried 5-0."): who moved what is shown by the resolution itself; one that holds the resolution ("moved
 # ... that the Council ...") or is longer is kept
-MOTION = re.compile(r"(?:it was )?(?:proposed|moved|motion(?: made)?)(?: by)?\s[^.;]{0,60}?\bseconded\b(?!.*\bthat\b)",
-                    re.IGNORECASE)
+MOTION = re.compile(r"(?:it was )?(?:proposed|moved|motion(?: made)?)(?: by)?\s[^.;]{0,60}?\bseconded\b(?!.*\bthat\b)|"
+                    r"i beg to move,? that the bill be now read\b|question (?:put|proposed|accordingly agreed to)\b",
+                    re.IGNORECASE)  # and a parliament's: "I beg to move, That the Bill be now read a Second time."
 MOTION_WORDS = 16
 # a displayed formula after a sentence that has not ended: the sentence goes on in it ("The rate of change of y is
 # written" before "$$ dy/dt = ky $$"), and reads cut off without it
@@ -124,6 +144,8 @@ HOLDS_WORDS = 12
 # the charges payable ...'): what a word means, not what the document says
 DEFINED = re.compile(r"\W*(?:\d+(?:\.\d+)*\.?\s+)?[\"“][^\"”]{1,60}[\"”]\s*(?::|means\b|shall mean\b|has the "
                      r"meaning\b|includes\b)")
+MEANING = re.compile(r"(?:means|shall mean) (?:a|an|the|any)\b.*;$")  # or its meaning alone (a page's <dd>: "means
+# a child who uses ...;" under its <dt>)
 # a figure's or table's caption ("Figure 6: Complete visualization of ..."), read out of its figure
 CAPTION = re.compile(r"(?::\s*)?(?:\*\*|__|\*|_)?(?:(?:figure|fig\.|table|tab\.|listing|algorithm|chart|exhibit)\s*"
                      r"(?:\d+|(?-i:[IVX]+)\b)[a-z]?\s*[:.|—–-]|table:\s)",  # pandoc's ": Table 1: ...", "Table:"
@@ -203,8 +225,19 @@ SPONSOR = re.compile(r"\b(?:(?:this (?:episode|show|video|podcast) is )?brought 
                      # Associate I earn from qualifying purchases.", "We may earn a commission if you buy ..."
                      r"(?:contains?|uses?|includes?) affiliate links\b|\bearn from qualifying purchases\b|"
                      r"\b(?:we|i) (?:may )?(?:earn|receive|get) (?:a (?:small )?)?(?:commission|share of the "
-                     r"sale)s?\b)",
+                     r"sale)s?\b|"
+                     # "Disclosure: I received a free advance copy from the publisher in exchange for an honest review."
+                     r"^disclosure:|\b(?:i|we) (?:received|was sent|were sent|was given|were given) (?:a |an )?(?:free "
+                     r"|complimentary )?(?:advance|review) (?:copy|unit|sample)\b|"
+                     r"\bin exchange for (?:an|my) (?:honest|unbiased) review\b)",
                      re.IGNORECASE)
+# a job posting's template: "Tidewell Logistics is an equal opportunity employer.", "We welcome applications from
+# everyone, regardless of ...", "All qualified applicants will receive consideration ..."
+HIRING = re.compile(r"(?:we are|[A-Z][\w&.,'’ -]{0,60}? is) an equal (?:employment )?opportunit(?:y|ies) employer\b|"
+                    r"we (?:welcome|encourage) applications from (?:all|everyone|anyone|people|candidates|applicants)\b|"
+                    r".{0,80}\bqualified applicants will receive consideration\b", re.IGNORECASE)
+# a page's running foot or head read as a sentence: "... Annual Report and Accounts 2025 — Strategic Report — page 6"
+PAGE_FOOT = re.compile(r"(?:^|\s[—–|-]\s*)page \d{1,4}(?: of \d{1,4})?$", re.IGNORECASE)
 # a recipe's ingredient: "1 tbsp salt, plus more to taste", "2 cloves garlic, sliced" (no sentence of the method)
 INGREDIENT = re.compile(r"\W*(?:\d+(?:[./]\d+)?|[½¼¾⅓⅔]|a|an|one|two|three)\s*(?:tbsp|tsp|tablespoons?|teaspoons?|"
                         r"cups?|g|kg|ml|l|oz|lbs?|pounds?|cloves?|pinch(?:es)?|handfuls?|cans?|tins?|sprigs?|"
@@ -245,7 +278,9 @@ PLEASANTRY_WORDS = 12
 # a call's or a show's hand-over: "With that, I'll turn the call over to Karen.", "Back to you, Tom."
 HANDOFF = re.compile(r"(?:(?:with that|and with that|so),? )?(?:i['’]ll|i will|i['’]d like to|let me|"
                      r"i['’]m going to)? ?(?:now )?(?:turn|hand|pass) (?:the call|it|things|the floor|the meeting)"
-                     r"(?: back)? (?:over )?to\b|back to you\b", re.IGNORECASE)
+                     r"(?: back)? (?:over )?to\b|back to you\b|"
+                     r"(?:i['’]ll|i will) (?:keep|try to|be back to) answer(?:ing)?\b",  # an AMA's host
+                     re.IGNORECASE)
 # and a speech's thanks, however long: "I want to start by thanking Council President Harold Lee and ...", "Thank
 # you, President Alvarez, members of the Board of Trustees, ..., and the graduating class of 2026." (those it
 # thanks, and nothing it thanks them for)
@@ -269,8 +304,9 @@ def worth_showing(shown: str, span: str, led: str = "") -> bool:
     introduces is not shown) or goes on into the next list item (``GOES_ON``; ``led``: the line leading into its
     list, ``_lead_in``), only points elsewhere (``POINTER``, ``SHOWN_IN``, ``HOLDS``, ``SEE_THERE``), is a caption
     (``CAPTION``, an image's), a term's definition (``DEFINED``), credits, a quoted e-mail's header, a signature, a
-    company's caveat, an advertisement, a mailing's footer, a leaflet's or a changelog's template (``CREDITS``,
-    ``REPLY``, ``BARS``, ``CAVEAT``, ``SPONSOR``, ``MAILING``, ``LEAFLET``, ``CHANGELOG``), a short greeting,
+    company's caveat, an advertisement or a disclosure, a mailing's footer, a leaflet's, a changelog's or a job
+    posting's template, a page's running foot (``CREDITS``, ``REPLY``, ``BARS``, ``CAVEAT``, ``SPONSOR``,
+    ``MAILING``, ``LEAFLET``, ``CHANGELOG``, ``HIRING``, ``PAGE_FOOT``), a short greeting,
     thanks or hand-over (``PLEASANTRY``, ``THANKS``, ``HANDOFF``), a court's citations (``CITATION``, ``STATUTE``),
     a vote's record (``MOTION``), a list of names (``LISTED_WORDS``), a table's row (``NUMBERS``), a recipe's
     ingredient (``INGREDIENT``) or mostly symbols (``SYMBOLS``)."""
@@ -283,7 +319,8 @@ def worth_showing(shown: str, span: str, led: str = "") -> bool:
         and not re.search(r"[.!?][\"'”’)\]]*$", shown)
     symbols = sum(SYMBOL.search(w) is not None for w in words) > SYMBOLS * len(words) or FORMULA_WORDS.search(shown)
     furniture = CREDITS.match(shown) or REPLY.search(shown) or shown.count(" | ") >= BARS or CAVEAT.search(shown) \
-        or SPONSOR.search(shown) or MAILING.search(shown) or LEAFLET.search(shown) or CHANGELOG.search(shown)
+        or SPONSOR.search(shown) or MAILING.search(shown) or LEAFLET.search(shown) or CHANGELOG.search(shown) \
+        or HIRING.match(shown) or PAGE_FOOT.search(shown) or MEANING.match(shown)
     row = len(words) >= LISTED_WORDS and sum(NUMBER.match(w) is not None for w in words) > NUMBERS * len(words)
     item = ITEM.match(span)  # a list item that goes on, or goes on from, a sentence begun above it, and a numbered
     # clause that goes on (a policy's exclusion "3.3 arising from escape of water ...;" had read as cover without its
@@ -300,6 +337,14 @@ def worth_showing(shown: str, span: str, led: str = "") -> bool:
                 or (MOTION.match(shown) is not None and len(words) <= MOTION_WORDS)
                 or (len(words) <= PLEASANTRY_WORDS and (PLEASANTRY.match(shown) or HANDOFF.match(shown)))
                 or THANKS.match(shown))
+
+
+def _purposeful(sentence: str) -> bool:
+    """Whether ``sentence`` says what its document is for or what its writer decided (``PURPOSE``), in its own
+    words: not inside a quotation (a novel's '"I have decided to sell the boat," he said')."""
+    found = PURPOSE.search(sentence)
+    before = sentence[:found.start()] if found else ""
+    return found is not None and before.count('"') % 2 == 0 and before.count("“") <= before.count("”")
 
 
 def _lead_in(text: str, start: int, reach: int = 2000) -> str:
@@ -686,6 +731,9 @@ class Extractive:
         if concluded:  # what the author concludes, found, recommends: a summary's matter (``CONCLUDING``), where
             # the author wrote no summary of their own
             score = score + _within(spans, concluded) * CONCLUDED * float(score.max() - score.min())
+        purposed = [float(whole and eligible[i] and _purposeful(s)) for i, s in enumerate(sentences)]
+        if any(purposed):  # what the document is for, what its writer decided (``PURPOSE``)
+            score = score + torch.tensor(purposed) * PURPOSED * float(score.max() - score.min())
         if own:  # the author's own summary (a paper's Abstract, a report's Executive summary) first: a reader asking
             # for a summary of a paper wants its abstract (the RFCs of ../shared/quality have theirs taken out)
             score = score + _within(spans, [own]) * (float(score.max() - score.min()) + self.diversity)  # above all

@@ -487,6 +487,22 @@ def test_a_verse_numbered_bible_is_summarised_without_its_verse_labels(runner, a
     ("Motion by Smith, seconded by Jones; carried 5-0 with one abstention.", True),
     ("It was moved by Cllr Desai, seconded by Cllr Trent, that the Council buy a speed sign.", False),  # the resolution
     ("Revenue rose 5% to $3.2bn in 2024 as the firm sold more parsers abroad.", False),
+    ("I beg to move, That the Bill be now read a Second time.", True),  # a parliament's form of words
+    ("I beg to move, That this House has no confidence in His Majesty's Government.", False),  # a motion's matter
+    ("We welcome applications from community groups and schools for grants of up to £25,000 a year.", False),
+    ("The Fair Housing Act requires landlords to rent homes without regard to race or religion.", False),
+    ("means-tested benefits will rise by 4% for two million households next April.", False),
+    ("I received a free sample of the cream at the chemist and it gave me a rash within a day.", False),
+    ("The verdict, which surprised many readers, is printed in full on page 6", False),
+    ("I'll try to answer a few more when I land in Singapore!", True),  # an AMA's housekeeping
+    ("Question put, That the Bill be now read a Second time.", True),
+    ("means a child who uses Pebblepath through a profile created by an Account Holder;", True),  # a <dd> alone
+    ("It means a lot to us that the council kept the library open on Sundays.", False),
+    ("Disclosure: I received a free advance copy from the publisher in exchange for an honest review.", True),
+    ("The company received a free sample of the drug from the maker before the trial began.", False),
+    ("Tidewell Logistics is an equal opportunity employer and values a diverse workforce.", True),  # a job's template
+    ("Nordhavn Water Group plc Annual Report and Accounts 2025 — Strategic Report — page 6", True),  # a running foot
+    ("The full breakdown of the water company's capital spending is on page 6 of the report.", False),
     ("Indeed, if we replace the kernel 𝜿 𝜿\\bm{\\kappa}bold_italic_κ and the input with their padded versions (hence "
      "vectors of ℝ 2L superscript ℝ 2 𝐿\\mathbb{R}^{2L}blackboard_R) we see that it is the causal convolution.", True),
 ])
@@ -695,3 +711,42 @@ def test_a_sentence_that_goes_on_in_a_displayed_formula_is_not_picked():
     shown, eligible = Extractive.sentences(text, prose_sentences(text))
     said = {s: e for s, e in zip(shown, eligible) if s[0].isalpha()}  # the prose, not the formulas' lines
     assert list(said.values()) == [True, False, True, True], said
+
+
+@pytest.mark.parametrize("sentence, purpose", [
+    ("After a lot of thought, I have decided to resign from my position.", True),
+    ("This RFC proposes adding f16 and f128 primitive types.", True),
+    ("This letter is to confirm your place on the course.", True),
+    ("We are pleased to announce that the library reopens on Monday.", True),
+    ("In this paper, we propose a retriever that reads long documents.", True),
+    ("In this paper, we write vectors in bold and matrices in capitals.", False),  # notation, not a purpose
+    ("This policy is to be reviewed every two years by the board.", False),
+    ('"I have decided to sell the boat," he said at supper.', False),  # a character's, in a story
+    ("So I decided to trick him and came out to the asteroid belt.", False),  # narration
+])
+def test_a_sentence_says_what_its_document_is_for(sentence, purpose):
+    from lsgtool.summarize.extractive import _purposeful
+
+    assert _purposeful(sentence) == purpose
+
+
+def test_what_a_letter_is_for_is_its_summarys_matter_however_unlike_the_rest(runner, app, tmp_path, monkeypatch):
+    """A letter whose point (``PURPOSE``: "I have decided to resign ...", "Please take this e-mail as my notice")
+    is one paragraph among many about something else (a handover): the point is raised, so a short summary holds
+    it; without the raise the handover's sentences, nearer the letter's centroid, are picked instead."""
+    from lsgtool.summarize import extractive
+
+    decided = "After a lot of thought, I have decided to resign from my position as the editor of the newsletter."
+    steps = [f"The {name} for the {part} is kept in the {place}, and {who} can take it over from the first of May."
+             for name, part, place, who in [
+                 ("mailing list", "spring issue", "blue folder", "Margaret"), ("print order", "summer issue",
+                 "office drawer", "the vicar"), ("photo archive", "autumn issue", "shared drive", "Tom"),
+                 ("advertisers' list", "winter issue", "green binder", "Margaret"), ("layout template",
+                 "Easter issue", "shared drive", "Tom"), ("delivery rota", "Christmas issue", "blue folder",
+                 "the churchwardens")]]
+    letter = tmp_path / "letter.txt"
+    letter.write_text("Dear Reverend Hill,\n\n" + decided + " My last issue will be the one for June.\n\n"
+                      + "\n\n".join(steps) + "\n\nWith best wishes,\nAnne\n")
+    assert decided in _json(runner, app, [str(letter), "--sentences", "2"])["summary"]
+    monkeypatch.setattr(extractive, "PURPOSED", 0.0)
+    assert decided not in _json(runner, app, [str(letter), "--sentences", "2"])["summary"]  # (not raised)
