@@ -25,6 +25,7 @@ from typing import Any
 from urllib.parse import quote
 
 from lsgtool.documents.model import Document
+from lsgtool.summarize.render import heading
 
 CHUNK_LINES = 200  # lines of a text file per block
 LEVELS = 5  # highlight strengths: share 0-20%, ..., 80-100%
@@ -88,7 +89,7 @@ def page(record: dict[str, Any], document: Document) -> str:
     if record.get("sentences") is None and not any(c.get("sentences") for c in chapters):
         parts.append('<p class="note">This summary has no sources (they were not asked for, or this model cannot '
                      "trace them), so nothing is highlighted in the text.</p>")
-    title = _escape(record.get("title") or record["input"])
+    title = _escape(heading(record))
     return (f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
             f'<meta name="viewport" content="width=device-width, initial-scale=1">'
             f'<meta name="generator" content="{GENERATOR}"><title>{title} — summary</title>'
@@ -106,7 +107,7 @@ def _escape(text: Any) -> str:
 def _header(record: dict[str, Any]) -> str:
     what = [f"{record['method']} summary by {record['model']}", f"{record['words']:,} words",
             f"{record['input_tokens']:,} input tokens", f"route: {record['route']}"]
-    lines = [f"<h1>{_escape(record.get('title') or record['input'])}</h1>",
+    lines = [f"<h1>{_escape(heading(record))}</h1>",
              f'<p class="meta">{_escape(" · ".join(what))}</p>']
     focus = record.get("focus")
     if focus:
@@ -306,7 +307,7 @@ def index(records: list[dict[str, Any]]) -> str:
         sentences = r.get("sentences") or []
         first = sentences[0]["text"] if sentences else r["summary"].split(". ")[0]
         link = "./" + quote(r["output"])  # a file name is never read as a scheme ("javascript:...") or a fragment
-        rows.append(f'<tr><td><a href="{_escape(link)}">{_escape(r.get("title") or r["input"])}'
+        rows.append(f'<tr><td><a href="{_escape(link)}">{_escape(heading(r))}'
                     f'</a></td><td>{r["words"]:,}</td><td>{_escape(r["route"])}</td><td>{_escape(first)}</td></tr>')
     return (f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><meta name="generator" content="{GENERATOR}">'
             f"<title>Summaries</title><style>{INDEX_STYLE}</style></head><body><h1>Summaries ({len(records)})</h1>"

@@ -4,9 +4,11 @@
 from __future__ import annotations
 
 import json
+from pathlib import PurePath
 from typing import Any
 
 from lsgtool.documents.model import SEPARATOR
+from lsgtool.documents.prose import ANSWERER, ASKER
 
 FORMATS = ("text", "md", "json", "jsonl", "html")
 SUFFIX = {"text": ".txt", "md": ".md", "json": ".json", "jsonl": ".jsonl", "html": ".html"}
@@ -31,7 +33,8 @@ def _heading(chapter: dict[str, Any], i: int) -> str:
 def marker(sources: list[dict[str, Any]], named: str | None = None) -> str:
     """A compact pointer to a sentence's sources: ``[Genesis, p. 12]``, ``[Chapter 3, line 120 (64%); line 40 (21%)]``,
     in a transcript ``[Project Manager, line 95]`` and in captions ``[Alice, 00:12:31]``; a speaker the summary's
-    line names already (``named``: ``Alice: ...``) is not repeated (``[00:12:31]``)."""
+    line names already (``named``: ``Alice: ...``) is not repeated (``[00:12:31]``), nor an interview's role ("A",
+    "Q": it names no one)."""
     shown = [s for s in sources if s["score"] >= MARKED_SHARE][:2] or sources[:1]
     parts = []
     for s in shown:
@@ -39,6 +42,7 @@ def marker(sources: list[dict[str, Any]], named: str | None = None) -> str:
                  f"line {s['line']}" if s.get("line") else
                  f"¶ {s['paragraph']}" if s.get("paragraph") else f"chars {s['start']}-{s['end']}")
         speaker = s.get("speaker") if s.get("speaker") != named else None
+        speaker = None if speaker and (ASKER.fullmatch(speaker) or ANSWERER.fullmatch(speaker)) else speaker  # "A"
         title = speaker or (_short(s["chapter"]) if s.get("chapter") and not s.get("speaker") else None)
         label = f"{title}, {where}" if title else where
         parts.append(label + (f" ({100 * s['score']:.0f}%)" if len(shown) > 1 or s["score"] < 0.95 else ""))
@@ -101,7 +105,7 @@ def render(record: dict[str, Any], fmt: str, document=None) -> str:
         return json.dumps(record, indent=2, ensure_ascii=False) + "\n"
     if fmt == "jsonl":
         return json.dumps(record, ensure_ascii=False) + "\n"
-    title = record.get("title") or record["input"]
+    title = heading(record)
     chapters = _sections(record)
     if fmt == "md":
         focus = _focus(record["focus"]) if record.get("focus") else ""
@@ -114,3 +118,12 @@ def render(record: dict[str, Any], fmt: str, document=None) -> str:
     parts = [_marked(record["summary"], record.get("sentences"))]
     parts += [f"{chapter_title}\n{text}" for chapter_title, text in chapters]
     return "\n\n".join(parts) + "\n"
+
+
+def heading(record: dict[str, Any]) -> str:
+    """What a summary is headed by: its document's title, else its input's file name (not the path it was given
+    by: "/home/ana/Downloads/report.pdf" or "C:\\Users\\ana\\report.pdf" reads as "report.pdf"), or the address of a
+    page without a title."""
+    given = str(record["input"])
+    return record.get("title") or (given if "://" in given or given == "-" else
+                                    PurePath(given.replace("\\", "/")).name or given)

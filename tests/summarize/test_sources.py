@@ -309,6 +309,17 @@ def test_resume_redoes_an_input_whose_sources_were_not_recorded(runner, app, tmp
     assert all(r["sentences"] for r in map(json.loads, (out / "summaries.jsonl").read_text().splitlines()))
 
 
+def test_an_interviews_roles_name_no_one_in_a_marker_and_a_summary_without_a_title_is_headed_by_its_file_name():
+    from lsgtool.summarize.render import heading, marker
+
+    source = {"speaker": "A", "line": 7, "score": 1.0}
+    assert marker([source]) == "[line 7]"  # (it had been "[A, line 7]")
+    assert marker([{**source, "speaker": "Helen Okafor"}]) == "[Helen Okafor, line 7]"
+    assert heading({"title": None, "input": "/home/ana/Downloads/case_report.pdf"}) == "case_report.pdf"
+    assert heading({"title": "A Case Report", "input": "/tmp/x.pdf"}) == "A Case Report"
+    assert heading({"title": None, "input": "https://example.org/a/b"}) == "https://example.org/a/b"
+
+
 def test_a_long_book_title_is_cut_before_its_chapter_in_a_marker():  # issue 29, item 20
     from lsgtool.summarize.render import marker
 
