@@ -671,7 +671,8 @@ TITLE_WORD = re.compile(r"[^\W\d_]{4,}")  # a word of the title the subject must
 def own_summary(text: str, transcript: bool | None = None) -> tuple[int, int] | None:
     """Where ``text``'s author summed it up, near its start (its first ``OWN_SHARE``, or ``OWN_CHARS``): under a
     line holding only a summary's heading (``OWN_SUMMARY``: Abstract, Summary, TL;DR, Executive summary, Overview; a
-    ``#`` or ``##`` heading, or a plain line, even right after a list), to the next heading after it; else a
+    ``#`` or ``##`` heading, or a plain line, even right after a list, or numbered on a line of its own over a
+    paragraph, ``_numbered_heading``), to the next heading after it; else a
     patent's summary of its invention anywhere (``INVENTION``); else a
     paragraph among its first ``OWN_OPENING`` of prose opening with one as a label ("TL;DR: ...") or with a news
     story's dateline (``RUN_IN_OWN``); else the paragraph among the first ``DEFINES_PARAGRAPHS`` of prose, before

@@ -30,8 +30,9 @@ NAMED = re.compile(r"(?:^|[-_\s])(?:breadcrumbs?|share|sharing|social|related|co
                    r"sidebar|promo|sponsored|advert|ads?|cookies?|popup|modal|jump|print|toolbar|pagination|tags|"
                    r"byline|author-bio|skip-link|post-signature|post-menu|votecell|vote-count|corrections?|"
                    r"site-header|site-footer|global-header|global-footer|masthead|utility-nav|"
-                   r"clarifications?|editors?-note|(?<!no[-_])spoilers?(?![-_]?free))(?:$|[-_\s])",  # (a review's ending,
-                   # kept from a reader; not its "spoiler-free" verdict)
+                   r"clarifications?|editors?-note|"
+                   r"(?<!no[-_])spoilers?(?![-_]?free))(?:$|[-_\s])",  # (a review's ending, kept from a reader; not
+                   # its "spoiler-free" verdict)
                    re.IGNORECASE)
 # a wiki's furniture, whatever element holds it: MediaWiki's "[edit]" links, hatnotes ("For other uses, see ..."),
 # navigation boxes, infoboxes (a table of facts, not text: its cells would count as paragraphs), its contents box,
@@ -45,7 +46,7 @@ CODE_LINE = re.compile(r"[=;{}<>]|^\s*[$#]\s|->|::|\(\)")  # "heat = 2", "$ git 
 CODE = ("pre", "code")  # a class in code (rustdoc's "comment") names no furniture
 LINKED_WORDS = 40  # a block of at most this many words
 LINKED_SHARE = 0.8  # at least this share of them in two links or more: a row ("Jump to Recipe · Print Recipe")
-THREAD = 0.5
+THREAD = 0.5  # a page's comments are its text only where they are more than this share of its words (below)
 MOST = 0.25  # furniture never holds more than this share of the main text's words (a wrapper's class says little)
 # a comment of a page's (its class "comment", as Reddit's and WordPress's are; not a wrapper's "comments-open"):
 # furniture, all of them, unless they hold more than ``THREAD`` of its words (a forum's thread: they had been dropped

@@ -75,9 +75,9 @@ PURPOSE = re.compile(
     r"|\b(?:I|we) (?:am|are|['’]m|['’]re) writing (?:to|because)\b"
     r"|\bplease (?:accept|take|consider) this (?:letter|e-?mail|message|note)\b"
     r"|\bthis (?:(?-i:[A-Z]{2,5})|letter|e-?mail|memo|report|document|paper|article|policy|proposal|guide|chapter|"
-    r"post|essay|note|notice|statement|plan|review|study) (?:is (?:to (?!be\b)|intended to|meant to)|proposes|describes|"
-    r"presents|sets out|explains|outlines|argues|introduces|summari[sz]es|establishes|defines|announces|confirms|"
-    r"examines|explores|reports|documents|covers|provides)\b"
+    r"post|essay|note|notice|statement|plan|review|study) (?:is (?:to (?!be\b)|intended to|meant to)|proposes|"
+    r"describes|presents|sets out|explains|outlines|argues|introduces|summari[sz]es|establishes|defines|announces|"
+    r"confirms|examines|explores|reports|documents|covers|provides)\b"
     r"|\bthe (?:main )?(?:purpose|aim|goal|objective|motivation) (?:of|for) this (?:\w+ )?(?:(?-i:[A-Z]{2,5})|letter|"
     r"e-?mail|memo|report|document|paper|article|policy|proposal|guide|chapter|post|essay|note|notice|plan|review|"
     r"study|meeting|call)\b"
@@ -234,7 +234,8 @@ SPONSOR = re.compile(r"\b(?:(?:this (?:episode|show|video|podcast) is )?brought 
 # a job posting's template: "Tidewell Logistics is an equal opportunity employer.", "We welcome applications from
 # everyone, regardless of ...", "All qualified applicants will receive consideration ..."
 HIRING = re.compile(r"(?:we are|[A-Z][\w&.,'’ -]{0,60}? is) an equal (?:employment )?opportunit(?:y|ies) employer\b|"
-                    r"we (?:welcome|encourage) applications from (?:all|everyone|anyone|people|candidates|applicants)\b|"
+                    r"we (?:welcome|encourage) applications from (?:all|everyone|anyone|people|candidates|"
+                    r"applicants)\b|"
                     r".{0,80}\bqualified applicants will receive consideration\b", re.IGNORECASE)
 # a page's running foot or head read as a sentence: "... Annual Report and Accounts 2025 — Strategic Report — page 6"
 PAGE_FOOT = re.compile(r"(?:^|\s[—–|-]\s*)page \d{1,4}(?: of \d{1,4})?$", re.IGNORECASE)
