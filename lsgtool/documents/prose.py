@@ -1462,6 +1462,9 @@ def title_span(text: str, transcript: bool | None = None) -> tuple[int, int] | N
     if ATX.match(line):
         marks = ATX_MARKS.match(line)
         return (start + marks.end(), start + len(line.rstrip())) if marks and line[marks.end():].strip() else None
+    letter = _letter_subject(text)
+    if letter is not None:  # a letter: its subject line, or none (not the sender's name over an address)
+        return letter or None
     underlined = len(lines) > 1 and SETEXT.match(lines[1][2]) is not None and not text[end:lines[1][0]].strip()
     alone = re.match(r"[ \t]*\r?\n[ \t]*\r?\n", text[end:]) is not None
     if underlined or (alone and _title_line(line, subtitled=True)):
@@ -1473,6 +1476,29 @@ def title_span(text: str, transcript: bool | None = None) -> tuple[int, int] | N
             and _title_block(text, start, capitals=False):  # a title in title case over its byline
         return start + len(line) - len(line.lstrip()), start + len(line.rstrip())
     return None  # ("Commencement Address to the Class of 2024" over "Delivered by Dr. Ines Valcárcel, ...")
+
+
+def _letter_subject(text: str) -> tuple[int, int] | tuple[()] | None:
+    """Where a letter's subject line is (the line right before its salutation, "Dear Sir or Madam,", when it is a
+    "Re: ..." or reads as words: "Formal complaint: repeated missed bin collections ..."; not a date, an address or
+    a name), () for a letter without one, None for a text that is no letter (no salutation after a letterhead of
+    short lines in its first ``LETTER_HEAD`` characters)."""
+    greeting = SALUTATION.search(text, 0, LETTER_HEAD)
+    head = [line for line in _lines(text[:greeting.start()]) if line[2].strip()] if greeting else []
+    if not head or any(len(line.split()) > TITLE_WORDS_CASED or re.search(r"\b[a-z]{2,}[.!?]$", line.rstrip())
+                       for _, _, line in head):  # (a sentence above it: prose, a story that quotes a letter)
+        return None
+    start, end, line = head[-1]
+    words = line.split()
+    if re.match(r"\s*(?:re|subject|subj)\s*:", line, re.IGNORECASE) or (
+            len(words) >= 5 and re.search(r"\b[a-z]{2,}\b", line) and not DATED.search(line)
+            and not ADDRESS.search(line)):
+        return start + len(line) - len(line.lstrip()), start + len(line.rstrip())
+    return ()
+
+
+SALUTATION = re.compile(r"(?m)^[ \t]*(?:Dear|To whom it may concern)\b[^\n]{0,60}$")
+LETTER_HEAD = 1500  # characters: a letter's salutation is under its letterhead, near its start
 
 
 BYLINE = re.compile(r"[ \t]*(?:(?:delivered|presented|written|prepared|given|spoken|remarks|a speech|an address|"

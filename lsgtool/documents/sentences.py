@@ -42,11 +42,12 @@ NOTE_MARK = re.compile(r"(?<=[a-z][.!?])\d{1,2}(?=\s+[A-Z])")
 # where syntok reads on through a sentence's end (``_split_after``): after a number with a decimal point ("...
 # under § 554.139. The tenant"), or a capital letter alone ("... at Site B. Under drip irrigation"; syntok takes it
 # for an initial) before a word no name is ("Under", not "John B. Smith"), or a citation's number ("... (Judy et al.,
-# 2019) [4]. Additives ...")
+# 2019) [4]. Additives ..."), or an e-mail address
 MISSED_END = re.compile(r"(?<=\d\.\d)\d*\.(?=[ \t]+[A-Z][a-z])|(?<=\d\])\.(?=[ \t]+[A-Z][a-z])|"
                         r"(?<=\s[A-Z])\.(?=[ \t]+(?:The|This|These|That|Those|It|Its|In|Under|On|At|For|From|With|"
                         r"Without|When|While|After|Before|During|Since|We|Our|They|Their|There|Here|But|And|However|"
-                        r"Thus|Then|As|If|By|Both|All|Each|No|Not)\b)")
+                        r"Thus|Then|As|If|By|Both|All|Each|No|Not)\b)|"
+                        r"\b[\w.+-]+@[\w-]+(?:\.[\w-]+)*\.[a-z]{2,}\.(?=[ \t]+[A-Z][a-z])")  # "... at help@shop.co.uk. Please"
 # inline code on one line ("`T: ?Sized`", "`a.b()`"), not a pair of quotation marks written as backticks
 # ("``Hello,'' he said."): its punctuation ends no sentence
 CODE = re.compile(r"(?<!`)`(?=\S)[^`\n]{1,80}?(?<=\S)`(?!`)")

@@ -232,6 +232,13 @@ def test_a_bare_heading_line_of_plain_text_is_not_glued_to_the_sentence_after_it
     ("Attendees: Sam Lee, Priya Raman, Tom Hart\n\nWe agreed.", None),  # a field, not a subtitle
     ("John: Welcome Back Everyone\n\nText.", None),
     ("HEARTHSTONE MUTUAL INSURANCE\nINSURED: JOHN SMITH\n\nText.", None),
+    # a letter: its subject line over its salutation, not its sender's name
+    ("Priya Raman\n14 Larkfield Road\nBristol BS6 5QT\n\n3 November 2026\n\nRe: Senior Data Engineer (Ref. 114)\n\n"
+     "Dear Hiring Manager,\n\nI am writing to apply.", "Re: Senior Data Engineer (Ref. 114)"),
+    ("Mr Daniel O'Connell\n\n22 Rowan Terrace\n\nFormal complaint: repeated missed bin collections\n\nDear Sir or "
+     "Madam,\n\nI am writing to complain.", "Formal complaint: repeated missed bin collections"),
+    ("Jane Smith\n14 High Street\n\n3 May 2026\n\nDear Sir,\n\nI write about the hedge.", None),
+    ("The Letter\n\nShe opened it.\n\nDear Tom,\n\nCome home.", "The Letter"),  # a story that quotes a letter
 ])
 def test_title_is_a_heading_or_a_short_line_standing_alone(text, title):
     from lsgtool.documents.prose import title_span
@@ -793,6 +800,9 @@ def test_a_wikis_citation_markers_end_no_sentence_and_are_not_shown():
     text = "MPs passed a bill.[^1] This essay argues it. **Can I use it?** Yes. Pass a zone. *Is it done?* No."
     assert [readable(text[a:b]) for a, b in sentence_spans(text)] == [
         "MPs passed a bill.", "This essay argues it.", "Can I use it?", "Yes.", "Pass a zone.", "Is it done?", "No."]
+    text = "Contact customer support at support@aquapure.example. Please have the serial number ready."
+    assert [text[a:b] for a, b in sentence_spans(text)] == [  # (an e-mail address's end had been read on through)
+        "Contact customer support at support@aquapure.example.", "Please have the serial number ready."]
 
 
 def test_a_word_hyphenated_across_a_line_break_is_shown_whole():
