@@ -618,11 +618,6 @@ def test_a_quotations_later_sentences_are_read_after_the_one_that_says_who_speak
     speech = ["I will send the council an ordinance that does three things.", "It will allow four homes on a lot.",
               "(Applause.)", "It will end the parking requirement.", "[Laughter]", "The rest is up to you."]
     assert read_after(speech, False) == [None, 0, None, 1, None, None]  # past the applause: to the sentence said
-    # the quoted words' own "told" says no one speaks; "she continued" does
-    letter = ('Martha found the letter.\n\n"The Board will automate the light," she continued. "They told me in '
-              'January. Please go to Edinburgh."\n\nTom went to the window.\n')
-    spans = prose_sentences(letter)
-    assert read_after([readable(letter[a:b]) for a, b in spans], False, letter, spans)[2] == 1
 
 
 def test_a_papers_abstract_comes_first_and_its_references_never(runner, app, tmp_path):
