@@ -227,6 +227,7 @@ def _alone(text: str, start: int, end: int) -> bool:
         and BLANK_AFTER.match(text, end) is not None
 
 
+BLANK_LINE = re.compile(r"[ \t]*\r?\n[ \t]*\r?\n")  # a line's end and a blank line after it
 BLANK_BEFORE = re.compile(r"\n[ \t]*\r?\n[ \t]*\Z")
 BLANK_AFTER = re.compile(r"[ \t]*(?:\r?\n[ \t]*\r?\n|\s*\Z)")
 
@@ -1466,7 +1467,7 @@ def title_span(text: str, transcript: bool | None = None) -> tuple[int, int] | N
     if letter is not None:  # a letter: its subject line, or none (not the sender's name over an address)
         return letter or None
     underlined = len(lines) > 1 and SETEXT.match(lines[1][2]) is not None and not text[end:lines[1][0]].strip()
-    alone = re.match(r"[ \t]*\r?\n[ \t]*\r?\n", text[end:]) is not None
+    alone = BLANK_LINE.match(text, end) is not None  # (read in place: no copy of a book's text after its line)
     if underlined or (alone and _title_line(line, subtitled=True)):
         return start + len(line) - len(line.lstrip()), start + len(line.rstrip())
     block = _title_block(text, start)
