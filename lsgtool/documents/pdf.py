@@ -48,15 +48,19 @@ def page_lines(pages: list[str]) -> list[list[str]]:
     return [[line.rstrip() for line in unicodedata.normalize("NFKC", page).splitlines() if line.strip()] for page in pages]
 
 
-def clean_pages(split: list[list[str]], common: set[str],
-                tail: list[str] | None = None) -> tuple[str, list[int], dict[str, int]]:
+def clean_pages(split: list[list[str] | tuple[list[str], int, int]], common: set[str],
+                tail: list[str] | None = None, usual: int | None = None) -> tuple[str, list[int], dict[str, int]]:
     """Running text from the pages' lines without the furniture lines ``common`` (and the lines ``tail`` after the
     last page's: its footnotes), the offset in it where each page begins (a page keeping no line: where the next
-    one's text does, or the end), and counts of what changed."""
+    one's text does, or the end), and counts of what changed. A page given as (lines, first, end) gives only those
+    lines (a chapter that begins or ends where a heading stands on it); it begins here only where ``first`` is 0
+    (its furniture is told by its place on the whole page); ``usual``: the width of a full line (``usual_width``), of
+    these lines where not given."""
     kept, removed, marks = [], 0, ""
-    for lines in split:
-        marks += PAGE
-        for i, line in enumerate(lines):
+    for page in split:
+        lines, first, end = page if isinstance(page, tuple) else (page, 0, len(page))
+        marks += PAGE if first == 0 else ""
+        for i, line in enumerate(lines[first:end], first):
             edge = i < EDGE_LINES or i >= len(lines) - EDGE_LINES
             if edge and (_mask(line) in common or PAGE_NUMBER.match(line)):
                 removed += 1
@@ -78,7 +82,7 @@ def clean_pages(split: list[list[str]], common: set[str],
         joined += 1
         return head + page + tail
 
-    text = HYPHENATED.sub(join, _paragraphs(text))  # the lines' widths as printed tell paragraphs
+    text = HYPHENATED.sub(join, _paragraphs(text, usual))  # the lines' widths as printed tell paragraphs
     parts = re.sub(r"([-\u00ad\u2010])\n(?!\n)", r"\1 ", text).split(PAGE)  # "2015-" and "(2016)": a space
     text, starts = "".join(parts), list(accumulate(len(part) for part in parts[:-1]))
     counts = {"furniture line|s removed": removed, "hyphenated word|s joined": joined}
@@ -110,14 +114,20 @@ NOTED_END = re.compile(r"(?:[^\W\d_]|[%)\]])[.!?][\"”’]?\d{1,2}$")  # a sent
 CAPTION_LINE = re.compile(r"(?:Table|TABLE|Figure|FIGURE|Fig\.|Exhibit)\s+[\dA-Z]+(?:\.\d+)?[:.]\s")
 
 
-def _paragraphs(text: str) -> str:
+def usual_width(lines: list[str]) -> int:
+    """A full line's width: wider than 80% of the lines (a document's, not a short chapter's: two lines of which one
+    is its heading)."""
+    widths = sorted(size for size in (len(line) - line.count(PAGE) for line in lines) if size)
+    return widths[int(0.8 * (len(widths) - 1))] if widths else 0
+
+
+def _paragraphs(text: str, usual: int | None = None) -> str:
     """Lines back into paragraphs: a line ending a sentence well short of the usual width ends its paragraph; so
     does a line far shorter that ends no sentence and is followed by one that begins with a capital, a number or a
     bullet (a heading, a title's lines: "What Amoxicillin is" before "Amoxicillin is an antibiotic.")."""
     lines = text.split("\n")
     sizes = [len(line) - line.count(PAGE) for line in lines]
-    widths = sorted(size for size in sizes if size)
-    usual = widths[int(0.8 * (len(widths) - 1))] if widths else 0
+    usual = usual_width(lines) if usual is None else usual
     out, current = [], []
     for k, (line, size) in enumerate(zip(lines, sizes)):
         bare = line.replace(PAGE, "").strip()
@@ -135,9 +145,15 @@ def _paragraphs(text: str) -> str:
         # capital: not "... until March" over "12." over "Members asked ...")
         mark = BULLET.fullmatch(bare) is not None and (not bare[:1].isdigit() and not bare.startswith("(")
                                                        or ended and HEADING_NEXT.match(after) is not None)
-        if current and (row or mark or CAPTION_LINE.match(bare) and ended):  # a table's row, a caption after a
-            out.append(_joined(current))  # sentence's end (not "... as shown in" over "Figure 3."), a list item's
-            current = []  # mark: each begins a paragraph
+        # a heading after a sentence's end: a short line that ends no sentence over one that begins one ("...
+        # ejection fraction." over "Secondary Diagnoses" over "1. Acute kidney injury ...", "... [8 marks]" over
+        # "Section B (60 marks)")
+        heading = current and current[-1].endswith((".", "!", "?", ":", ";", '"', "”", "’", ")", "]")) \
+            and size < HEADING_WIDTH * usual and not bare.endswith((".", "!", "?", ":", ";", ",", "-", "–", "—")) \
+            and HEADING_NEXT.match(after) is not None
+        if current and (row or mark or heading or CAPTION_LINE.match(bare) and ended):  # a table's row, a caption
+            out.append(_joined(current))  # after a sentence's end (not "... as shown in" over "Figure 3."), a list
+            current = []  # item's mark, a heading: each begins a paragraph
         current.append(line.strip())
         if mark:
             continue  # a bullet on a line of its own goes with its item
@@ -224,17 +240,20 @@ def read_pdf(data: bytes, name: str) -> tuple[list[Chapter], str | None, list[st
     if not any(pages):
         raise DocumentError(f"'{name}' has no text layer ({len(pages)} pages of images?).",
                             "run OCR first (e.g. `ocrmypdf in.pdf out.pdf`).")
-    starts = [(title.strip(), page - 1) for level, title, page in doc.get_toc() if level == 1 and page >= 1]
     title = (doc.metadata or {}).get("title") or None
-    bounds = [(t, p) for i, (t, p) in enumerate(starts) if i == 0 or p > starts[i - 1][1]]
+    bounds = _bounds(doc.get_toc(), pages)
     if len(bounds) < 2:
         text, offsets, counts = clean_pages(pages, common, tail)
         return [Chapter(None, text)], title or title_of(text), _notes(len(pages), counts, len(footnotes)), offsets
     chapters, offsets, totals, at = [], [], Counter(), 0  # at: where the next chapter's text begins
+    usual = usual_width([line for lines in pages for line in lines])
     if bounds[0][1] > 0:
-        bounds.insert(0, (None, 0))
-    for (chapter_title, first), (_, after) in zip(bounds, bounds[1:] + [(None, len(pages))]):
-        text, found, counts = clean_pages(pages[first:after], common, tail if after == len(pages) else [])
+        bounds.insert(0, (None, 0, 0))
+    bounds[0] = (bounds[0][0], 0, 0)  # what stands above the first heading on its page (a title) is its chapter's
+    for (chapter_title, first, line), (_, after, stop) in zip(bounds, bounds[1:] + [(None, len(pages), 0)]):
+        split = [(pages[p], line if p == first else 0, stop if p == after else len(pages[p]))
+                 for p in range(first, after + (stop > 0))]  # (the page the next begins at the top of: none)
+        text, found, counts = clean_pages(split, common, tail if after == len(pages) else [], usual)
         totals.update(counts)
         end = at + len(text) + 2 if text.strip() else at
         offsets += [at + offset if offset < len(text) else end for offset in found]
@@ -244,6 +263,35 @@ def read_pdf(data: bytes, name: str) -> tuple[list[Chapter], str | None, list[st
     length = max(at - 2, 0)  # of the chapters' texts joined: pages after the last text begin at its end
     title = title or (title_of(chapters[0].text) if chapters and chapters[0].title is None else None)
     return chapters, title, _notes(len(pages), totals, len(footnotes)), [min(offset, length) for offset in offsets]
+
+
+def _bounds(toc: list, pages: list[list[str]]) -> list[tuple[str | None, int, int]]:
+    """Where each chapter of a PDF's outline (its first level) begins: (title, page, line), at the line of its page
+    that is its heading (the title, or its first words where it wraps: several sections on one page, a section that
+    begins half-way down a page), else at the top of the page, as an outline names only the page; an entry not after
+    the one before it is dropped."""
+    bounds: list[tuple[str | None, int, int]] = []
+    for level, name, page in toc:
+        p = page - 1
+        if level != 1 or not 0 <= p < len(pages) or bounds and p < bounds[-1][1]:
+            continue
+        lowest = bounds[-1][2] + 1 if bounds and bounds[-1][1] == p else 0
+        line = _heading_line(pages[p], name, lowest)
+        if line is None and lowest:
+            continue  # a second section on the page whose heading is not found: the page is the first's
+        bounds.append((name.strip(), p, line or 0))
+    return bounds
+
+
+def _heading_line(lines: list[str], name: str, lowest: int) -> int | None:
+    """The first of ``lines`` from ``lowest`` that is the heading ``name`` (the same words, or the first line of
+    them where the heading wraps), if any."""
+    wanted = " ".join(name.split()).casefold()
+    for i in range(lowest, len(lines)):
+        line = " ".join(lines[i].split()).casefold()
+        if line == wanted or len(line) >= max(8, len(wanted) // 2) and wanted.startswith(line):
+            return i
+    return None
 
 
 def _notes(pages: int, counts: dict[str, int], footnotes: int = 0) -> list[str]:

@@ -415,6 +415,50 @@ def test_pdf_pages_across_outline_chapters():
     assert [document.place(offset).page for offset in (two.start - 1, word - 1, word, three.start)] == [1, 2, 3, 5]
 
 
+def test_pdf_outline_chapters_begin_at_their_headings_not_at_the_top_of_their_pages():
+    """An outline names a section's page: a section that begins half-way down a page, and two on one page, were cut
+    at whole pages (a sentence running over the page break split between two chapters, the text above a heading
+    labelled with it); each now begins at the line that is its heading, and a page begins where its first line is."""
+    pymupdf = pytest.importorskip("pymupdf")
+    pdf = pymupdf.open()
+    full = "In {} the harbour master repaired the quay and the old pier was painted again by the"
+    first = ["Part One: The Harbour"] + [full.format(1800 + k) + " town." for k in range(6)] + [
+        full.format(1877) + " council, who"]
+    second = ["met the traders on the quay in the spring.", "", "Part Two: The Railway",
+              "The railway arrived in 1871 and brought visitors from the city.", "",
+              "Part Three: The Mill", "The mill closed in 1931 after the great flood of that year."]
+    for lines in (first, second):
+        pdf.new_page().insert_text((40, 72), "\n".join(lines), fontsize=9)
+    pdf.set_toc([[1, "Part One: The Harbour", 1], [1, "Part Two: The Railway", 2], [1, "Part Three: The Mill", 2]])
+    document = read_bytes(pdf.tobytes(), "harbour.pdf", ".pdf")
+    one, two, three = document.chapters
+    assert [c.title for c in document.chapters] == ["Part One: The Harbour", "Part Two: The Railway",
+                                                    "Part Three: The Mill"]
+    assert one.text.endswith("painted again by the council, who met the traders on the quay in the spring.")
+    assert two.text == "Part Two: The Railway\n\nThe railway arrived in 1871 and brought visitors from the city."
+    assert three.text.startswith("Part Three: The Mill\n\nThe mill closed")
+    met = document.text.index("met the traders")
+    assert document.pages == [0, met] and document.place(three.start).page == 2
+
+
+def test_pdf_a_heading_after_a_sentence_that_fills_its_line_is_a_paragraph_of_its_own():
+    """A short line that ends no sentence after a line that does is a heading over what follows, not the end of the
+    paragraph above ("... ejection fraction. Secondary Diagnoses")."""
+    pymupdf = pytest.importorskip("pymupdf")
+    pdf = pymupdf.open()
+    lines = ["The patient was admitted with breathlessness and swollen ankles over two weeks before",
+             "and was treated for acute heart failure with a reduced ejection fraction of twenty-five.",
+             "Secondary Diagnoses",
+             "Acute kidney injury on chronic kidney disease, resolved to its baseline before discharge.",
+             "Estimate the half-life of the compound at 330 K and explain your reasoning. [8 marks]",
+             "Section B (60 marks)",
+             "Answer two of the three questions in this section, each on a new page of the booklet."]
+    pdf.new_page().insert_text((40, 72), "\n".join(lines), fontsize=9)
+    text = read_bytes(pdf.tobytes(), "discharge.pdf", ".pdf").text
+    assert "twenty-five.\n\nSecondary Diagnoses\n\nAcute kidney" in text
+    assert "[8 marks]\n\nSection B (60 marks)\n\nAnswer two" in text
+
+
 def test_pdf_headings_and_a_bullet_on_its_own_line_are_paragraphs_of_their_own():
     """A typeset heading ends no sentence: it was glued to the paragraph under it ("What it is Amoxicillin is an
     antibiotic."); a bullet on a line of its own goes with its item; a word hyphenated at a line's end is joined,
