@@ -236,8 +236,14 @@ def is_transcript(text: str) -> bool:
     """Whether most of ``text``'s lines are turns (``Speaker: words``): a meeting or interview transcript; or it is
     a chat export (``is_chat``)."""
     filled = [line for _, _, line in _lines(text) if line.strip()]
-    return len(filled) >= 4 and sum(1 for line in filled if TURN.match(line)) >= TRANSCRIPT * len(filled) or \
+    turns = [found.group(2).strip().casefold() for found in map(TURN.match, filled) if found]
+    return len(filled) >= 4 and len(turns) >= TRANSCRIPT * len(filled) and (
+        len(turns) < FIELDS or len(set(turns)) < len(turns)) or \
         is_chat(text) or is_screenplay(text) or is_headed(text)
+
+
+FIELDS = 6  # this many labelled lines, no label twice, are a form's fields (a syllabus's "Instructor:", "Credits:",
+# "Late work:"), not turns: in talk someone speaks twice (a short exchange's four speakers may speak once each)
 
 
 @lru_cache(maxsize=8)

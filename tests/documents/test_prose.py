@@ -1065,6 +1065,23 @@ def test_a_plays_stage_directions_are_no_ones_words():
         ("Clerk", ["Thank you."])]
 
 
+def test_a_forms_labelled_lines_are_fields_not_a_transcripts_turns():
+    """A syllabus whose lines are mostly "Label: value" was read as a transcript (its paragraphs glued, one line's
+    label put before another's sentence); no label is said twice there, as a speaker's is in talk."""
+    from lsgtool.documents.prose import is_transcript
+
+    syllabus = ("HIST 318: The Atlantic World\n\nInstructor: Dr. Amara Okonkwo-Bell\nOffice: Hargrove Hall 412\n"
+                "Credits: 3\nPrerequisites: HIST 101 or permission of the instructor\n\n"
+                "This course examines the Atlantic Ocean as a single world between 1450 and 1800.\n\n"
+                "Attendance: Attendance is expected at every class.\nLate work: Papers lose five points a day.\n"
+                "Electronic devices: Laptops may be used for note-taking.\n")
+    assert not is_transcript(syllabus)
+    talk = syllabus.replace("Electronic devices:", "Instructor:")  # one of them speaks again: turns
+    assert is_transcript(talk)
+    assert [readable(syllabus[a:b]) for a, b in prose_sentences(syllabus)][-1] == \
+        "Electronic devices: Laptops may be used for note-taking."
+
+
 def test_a_transcripts_title_page_is_not_glued_to_its_first_sentence():
     """A transcript's title page is no one's words: nor is a header's "TRANSCRIPT: MAYORAL DEBATE" (it had been
     the debate's first turn, by "Transcript", and its summary's first sentence) or an editor's bracketed note."""
