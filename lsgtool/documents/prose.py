@@ -803,7 +803,20 @@ BOILERPLATE = re.compile(r"[ \t>]*(?:\*\*|__)?(?:(?:confidentiality|privacy) (?:
                          # a news story's correction: "This article was amended on 2 February 2024. An earlier ..."
                          r"[ \t>]*(?:\*\*|__|\*|_)?(?:correction\s*:|this (?:article|story|piece|report|post) (?:was|"
                          r"has been) (?:amended|corrected|updated to correct)\b|an earlier version of this (?:article|"
-                         r"story|piece|report|post)\b)", re.IGNORECASE)
+                         r"story|piece|report|post)\b|"
+                         # a statement's declaration of truth, a letter's reservation of rights, an e-mail's "view it
+                         # in your browser", a newspaper's note under its letters
+                         r"[ \t>]*(?:\*\*|__)?statement of truth\b|[ \t>]*this (?:witness )?statement\b[^.]{0,80}?\bis "
+                         r"true\b|[ \t>]*I\b[^.]{0,80}?\b(?:certify|declare|affirm)\b[^.]{0,40}?\b(?:under penalty of "
+                         r"perjury|that the (?:above|foregoing|information|facts|contents)\b[^.]{0,60}?\b(?:is|are) true)|"
+                         r"[ \t>]*nothing in this (?:letter|e-?mail|notice|communication)\b[^.]{0,30}?\b(?:waives?|"
+                         r"constitutes? a waiver)\b|[ \t>]*(?:having trouble (?:reading|viewing) this (?:e-?mail|message|"
+                         r"newsletter)|(?:view|read|open) (?:this|it) (?:e-?mail |message |newsletter )?(?:in|on) "
+                         r"(?:your|a|the) (?:web )?browser)|[ \t>]*letters (?:may|will) be (?:edited|shortened)\b)",
+                         re.IGNORECASE)
+
+
+RULED = re.compile(r"[ \t]*(?:[-_*=][ \t]*){3,}\n")  # a rule on the line above a paragraph: "---" over a note
 
 
 def back_matter(text: str, transcript: bool | None = None) -> list[tuple[int, int]]:
@@ -813,7 +826,8 @@ def back_matter(text: str, transcript: bool | None = None) -> list[tuple[int, in
     no level: to the next heading, but a plain "Footnotes" or "Endnotes" to the end, ``NOTES``); and each paragraph
     of boilerplate (``BOILERPLATE``: "CONFIDENTIALITY NOTICE: This email ...", a slip opinion's notice, a story's
     correction)."""
-    found = [(m.start(), m.end()) for m in PARAGRAPH.finditer(text) if BOILERPLATE.match(m.group())]
+    found = [(m.start(), m.end()) for m in PARAGRAPH.finditer(text)
+             if BOILERPLATE.match(m.group(), RULED.match(m.group()).end() if RULED.match(m.group()) else 0)]
     found += [(m.start(), m.end()) for m in REFERENCE.finditer(text) if len(m.group().split()) <= REFERENCE_WORDS]
     starts = headings(text, transcript)
     levels = [_level(text, a) for a in starts]
@@ -848,10 +862,16 @@ def _ends_prose(paragraph: str) -> bool:
     return PROSE_END.search(CITED.sub("", paragraph)) is not None
 
 
-def back_chapter(title: str | None) -> bool:
+def back_chapter(title: str | None, closing: bool = False) -> bool:
     """Whether a chapter so titled is back matter (``BACK_MATTER``; a book's "Genesis — References" by its own
-    name)."""
-    return bool(title) and BACK_MATTER.fullmatch(title.rpartition(SEPARATOR)[2].strip()) is not None
+    name); ``closing``: a chapter near the end, where "About the Author", "Also by ..." are too (``CLOSING_MATTER``,
+    ``ALSO``)."""
+    name = (title or "").rpartition(SEPARATOR)[2].strip()
+    return bool(name) and (BACK_MATTER.fullmatch(name) is not None
+                           or closing and (CLOSING_MATTER.fullmatch(name) or ALSO.fullmatch(name)) is not None)
+
+
+ALSO = re.compile(r"(?:also|more|other (?:books|titles)) (?:by|from) .{1,60}", re.IGNORECASE)  # a book's last pages
 
 
 def asides(text: str, transcript: bool | None = None) -> list[tuple[int, int]]:
@@ -1504,7 +1524,8 @@ def _letter_subject(text: str) -> tuple[int, int] | tuple[()] | None:
     return ()
 
 
-SALUTATION = re.compile(r"(?m)^[ \t]*(?:Dear|To whom it may concern)\b[^\n]{0,60}$")
+SALUTATION = re.compile(r"(?m)^[ \t]*(?:(?:Dear|To whom it may concern)\b[^\n]{0,60}|(?:Sir|Madam|Sirs)(?:\s*(?:or|/)"
+                        r"\s*Madam)?\s*[,:]?[ \t]*)$")  # (a letter to an editor's "Sir,")
 LETTER_HEAD = 1500  # characters: a letter's salutation is under its letterhead, near its start
 
 

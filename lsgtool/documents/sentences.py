@@ -37,6 +37,9 @@ CITED = re.compile(r"(?<=[.!?\"”])(?:\[(?:\d{1,3}|[a-z]|\^[^\]\s]{1,20}|citati
 # the closing marks; set before the end instead (the same characters, so the sentence keeps its span); not a full
 # stop's: "**Async runtime.** Tasks ..." is a run-in heading, read with its sentence
 EMPHASIS_END = re.compile(r"([!?])(\*\*|__|\*|_)(?=\s)")
+# a quotation inside a quotation that both close at a sentence's end ('... eats with them.\'" The parables ...'):
+# syntok reads on through the two marks; the end set after them (the same characters, the same span)
+NESTED_END = re.compile(r"([.!?])(['’][\"”])(?=\s)")
 # a PDF's footnote mark set against a sentence's end ("... heavy metals.1 A UV-C lamp ..."): it ends the sentence too
 NOTE_MARK = re.compile(r"(?<=[a-z][.!?])\d{1,2}(?=\s+[A-Z])")
 # where syntok reads on through a sentence's end (``_split_after``): after a number with a decimal point ("...
@@ -95,7 +98,7 @@ def sentence_spans(text: str, start: int = 0, end: int | None = None) -> Iterato
     end = len(text) if end is None else end
     part = CITED.sub(lambda m: " " * len(m.group()), ET_AL.sub("_", text[start:end]))
     part = NOTE_MARK.sub(lambda m: " " * len(m.group()), part)
-    part = EMPHASIS_END.sub(r"\2\1", part)
+    part = NESTED_END.sub(r"\2\1", EMPHASIS_END.sub(r"\2\1", part))
     part = CODE.sub(lambda m: re.sub(r"[.!?]", "x", m.group()), part)  # no sentence ends inside `T: ?Sized`
     spans: list[tuple[int, int]] = []
     for paragraph in segmenter.analyze(part):

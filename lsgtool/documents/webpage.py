@@ -37,7 +37,7 @@ NAMED = re.compile(r"(?:^|[-_\s])(?:breadcrumbs?|share|sharing|social|related|co
 # a wiki's furniture, whatever element holds it: MediaWiki's "[edit]" links, hatnotes ("For other uses, see ..."),
 # navigation boxes, infoboxes (a table of facts, not text: its cells would count as paragraphs), its contents box,
 # its menus' buttons ("14 languages", the dropdown of a page's other languages) and its categories
-WIKI = re.compile(r"(?:^|\s)(?:mw-editsection|mw-jump-link|noprint|navbox|vertical-navbox|hatnote|infobox|"
+WIKI = re.compile(r"(?:^|\s)(?:(?:mw-)?editsection|mw-jump-link|noprint|navbox|vertical-navbox|hatnote|infobox|"
                   r"sistersitebox|toc|vector-dropdown|mw-portlet(?:-[\w-]+)?|mw-indicators|catlinks)(?:$|\s)")
 ROWS = (BLOCKS - {"br", "tr", "td", "th", *SECTIONS}) | {"ul", "ol", "dl", "aside"}  # the blocks that may be furniture
 CODE_CLASS = re.compile(r"(?i)\b(?:code|highlight|source|sourceCode|lang(?:uage)?-\w+|console|shell|terminal|"
@@ -52,7 +52,10 @@ MOST = 0.25  # furniture never holds more than this share of the main text's wor
 # furniture, all of them, unless they hold more than ``THREAD`` of its words (a forum's thread: they had been dropped
 # in page order until ``MOST`` was reached, and a Reddit page's top answers went first; a short review's three
 # comments, more than a quarter of its words, had been read as its text, a commenter's "far too slow" as the review's)
-DISCUSSION = re.compile(r"(?:^|\s)comment(?:$|\s)", re.IGNORECASE)
+DISCUSSION = re.compile(r"(?:^|\s)comments?(?:$|\s)", re.IGNORECASE)
+# an id that names a page's side column ("sidebar": a Q&A site's "Linked" and "Hot Network Questions"), which a class
+# would; other ids name no furniture (``furniture``)
+SIDE_ID = re.compile(r"(?:^|[-_])(?:sidebar|side-bar|right-?rail|hot-network-questions)(?:$|[-_])", re.IGNORECASE)
 
 
 def _code(pre) -> bool:
@@ -220,7 +223,7 @@ def _words(element) -> int:
 def furniture(body) -> list:
     """The elements inside ``body`` that are a site's furniture rather than its text, outermost first: a role in
     ``ROLES``, a wiki's furniture (``WIKI``: any element), a class in ``NAMED`` (not an id: ``<section
-    id="comments">`` is a documentation page's section on comments), a picture's caption (``_pictured``), a row of
+    id="comments">`` is a documentation page's section on comments; but a side column's, ``SIDE_ID``), a picture's caption (``_pictured``), a row of
     links that holds no heading, table or code; none inside a table or code, and never more than a quarter
     (``MOST``) of the words in all, but a page's comments (``DISCUSSION``) all; none of them where they are more
     than half (``THREAD``) of its words: a thread's."""
@@ -241,11 +244,12 @@ def furniture(body) -> list:
                 or any(el.tag in (*CODE, "table") for el in element.iterancestors()):
             continue
         words = _words(element)
-        comment = element in said  # (a page's comments, not a thread's: all of them, whatever their words)
+        comment = element in said  # (a page's comments, not a thread's: all of them, whatever their words, and its
+        comment = comment or SIDE_ID.search(element.get("id") or "") is not None  # side column)
         if words > left and not comment:
             continue
         named = wiki or element.get("role") in ROLES or NAMED.search(element.get("class") or "") is not None \
-            or "signature" in (element.get("class") or "").split() or _pictured(element)  # (a forum post's; not
+            or comment or "signature" in (element.get("class") or "").split() or _pictured(element)  # (a forum post's; not
         # a firm's "signature-projects")
         if named or element.tag in ROWS and 0 < words <= LINKED_WORDS \
                 and next(element.iter(*SECTIONS, *CODE, "table"), None) is None \

@@ -191,7 +191,7 @@ ANAPHOR = re.compile(r"(?:this|these|that|those|such)\b(?!\s+(?:rfc|paper|docume
 # or", or one that opens in lower case, "- fund a programme of ..."): without its "Licensee shall not:" it can
 # read as the opposite. Not one ending on a comma: an RFC's list ("- `Vec`, `String`,") reads well enough alone
 # (left out, R-1 on the tuning RFCs fell from 36.46 to 36.33)
-GOES_ON = re.compile(r";\s*(?:and|or|and/or)?\s*$", re.IGNORECASE)
+GOES_ON = re.compile(r";\s*(?:and|or|and/or)?\s*[\"”’']?\s*$", re.IGNORECASE)  # (a quoted item: '...; or"')
 # what a lead-in that denies its list says: "Do not take Velotrex if:", "We will not pay for:", "The Licensee shall
 # not:", "Exclusions:"
 DENIED = re.compile(r"\b(?:not|never|no|none|nor|neither|except|exceptions?|excluding|exclu(?:des?|ded|sions?)|"
@@ -323,14 +323,17 @@ def worth_showing(shown: str, span: str, led: str = "") -> bool:
         or SPONSOR.search(shown) or MAILING.search(shown) or LEAFLET.search(shown) or CHANGELOG.search(shown) \
         or HIRING.match(shown) or PAGE_FOOT.search(shown) or MEANING.match(shown)
     row = len(words) >= LISTED_WORDS and sum(NUMBER.match(w) is not None for w in words) > NUMBERS * len(words)
+    span = span.lstrip('"“')  # (a quoted list's item: '"c. Water ... or overflows from a sump; or"')
     item = ITEM.match(span)  # a list item that goes on, or goes on from, a sentence begun above it, and a numbered
     # clause that goes on (a policy's exclusion "3.3 arising from escape of water ...;" had read as cover without its
     # "We will not pay for loss:"; not "2.3 million households lost power."), unless that sentence (``led``: the
     # paragraph that leads into the list) says what the items are and does not deny them ("Under the plan, the state
     # will:" over "- Provide $180 million ...;"; not "It is an offence to:", "The policy excludes loss:")
+    denied = led.rstrip().endswith(":") and DENIED.search(led) is not None
     going = (item and (GOES_ON.search(shown) or span[item.end():item.end() + 1].islower())
-             or not item and CLAUSE.match(span) and GOES_ON.search(shown)) \
-        and not (led.rstrip().endswith(":") and not DENIED.search(led))
+             or not item and CLAUSE.match(span) and GOES_ON.search(shown)) and not (led.rstrip().endswith(":")
+                                                                                 and not denied)
+    going = going or item and denied  # an item a lead-in denies says the opposite alone, the list's last one too
     image = IMAGE.search(span) or ("](" in span and span.count("]") > span.count("["))  # (a piece of) a caption
     return not (shown.rstrip().endswith(LEADS_IN) or going or (pointing and len(words) <= POINTER_WORDS)
                 or CAPTION.match(shown) or listed or symbols or furniture or row or image or _cited(shown)
@@ -352,11 +355,12 @@ def _lead_in(text: str, start: int, reach: int = 2000) -> str:
     """What leads into the list a list item at ``start`` belongs to, within ``reach`` characters above it: the item
     it is nested under ("- The tenant shall not:" over "  - sublet the flat;"), else the paragraph above the list
     (all its lines: a lead-in may wrap); "" for none, or for a sentence that is no list's item."""
+    start += text[start:start + 1] in '"“'  # a quoted list's first item: '"c. Water ...'
     if not (ITEM.match(text, start) or CLAUSE.match(text, start)):
         return ""
     found: list[str] = []
     for line in reversed(text[max(0, start - reach):start].splitlines()):
-        item = ITEM.match(line) or CLAUSE.match(line)
+        item = ITEM.match(line.lstrip('"“')) or CLAUSE.match(line)
         if found and (item or not line.strip()):
             break
         if found or line.strip() and not item and not line[:1].isspace():  # (not an item's wrapped line)

@@ -425,7 +425,8 @@ def summarize_document(doc: Document, summarizer, overflow: str = "auto", per_ch
         if ask.focus is not None:  # first: the chapters' windows are then scored from the document's sentences
             result.ranking, result.chapter_scores, best = _rank(doc, ask.focus, progress)
             result.focus["relevance"] = round(best, 4)
-        back = {i for i, chapter in enumerate(doc.chapters) if back_chapter(chapter.title)}
+        back = {i for i, chapter in enumerate(doc.chapters)
+                if back_chapter(chapter.title, closing=2 * (i + 1) > len(doc.chapters))}  # (in its second half)
         back = back if len(back) < len(doc.chapters) else set()  # all of them: summarised as they are
         for i, chapter in enumerate(doc.chapters):
             if i in back:
@@ -476,7 +477,7 @@ def _without_back(doc: Document, ids: list[int] | None, progress: Progress) -> t
     """The document's text without the chapters of back matter it ends with (a Word document's or a web page's
     "References", whose heading is its chapter's title, not in its text, where ``documents.prose.back_matter`` finds
     a text file's), noted; and its tokens where nothing was left out (else: read again from the text)."""
-    back = [i for i, chapter in enumerate(doc.chapters) if back_chapter(chapter.title)]
+    back = [i for i, chapter in enumerate(doc.chapters) if back_chapter(chapter.title, closing=True)]
     first = len(doc.chapters)
     while first - 1 in back and first > 1:
         first -= 1

@@ -239,12 +239,25 @@ def test_a_bare_heading_line_of_plain_text_is_not_glued_to_the_sentence_after_it
      "Madam,\n\nI am writing to complain.", "Formal complaint: repeated missed bin collections"),
     ("Jane Smith\n14 High Street\n\n3 May 2026\n\nDear Sir,\n\nI write about the hedge.", None),
     ("The Letter\n\nShe opened it.\n\nDear Tom,\n\nCome home.", "The Letter"),  # a story that quotes a letter
+    ("LETTERS TO THE EDITOR\nThe Harrowgate Courier, Tuesday 3 November 2026\n\nClosing the Eastfield branch "
+     "library would be a false economy\n\nSir,\n\nI write in response to your report.",  # a letter to an editor
+     "Closing the Eastfield branch library would be a false economy"),
 ])
 def test_title_is_a_heading_or_a_short_line_standing_alone(text, title):
     from lsgtool.documents.prose import title_span
 
     span = title_span(text)
     assert (text[span[0]:span[1]] if span else None) == title
+
+
+def test_a_quotation_inside_a_quotation_closing_at_a_sentences_end_ends_it():
+    """syntok read on through '.\'"' (and '.’”'): the narration after a nested quotation was glued to it."""
+    text = ('Luke gives the setting. "The scribes were grumbling, \'This fellow welcomes sinners.\'" The parables '
+            "that follow are an answer to that complaint. She said, “He told me, ‘Never again.’” Then she left.")
+    assert [text[a:b] for a, b in sentence_spans(text)] == [
+        "Luke gives the setting.", '"The scribes were grumbling, \'This fellow welcomes sinners.\'"',
+        "The parables that follow are an answer to that complaint.", "She said, “He told me, ‘Never again.’”",
+        "Then she left."]
 
 
 def test_a_transcript_is_told_from_prose_with_a_few_colons():
@@ -875,6 +888,41 @@ def test_an_emails_quoted_headers_and_its_confidentiality_notice_are_never_picke
             "> We lost roughly 38 pallets of frozen product on Saturday night.\n")
     assert _picked_from(text) == ["Dan, I am leaning toward replacing both compressor units now.",
                                   "We lost roughly 38 pallets of frozen product on Saturday night."]
+
+
+def test_declarations_reservations_and_a_mailings_and_a_newspapers_notes_are_never_picked():
+    """A witness statement's declaration of truth (it had opened the summary, before the assault it declares), a
+    letter's reservation of rights, an e-mail's "view it in your browser", a newspaper's note under its letters
+    (after a rule) are no one's point; what they sit beside is."""
+    text = ("This statement (consisting of 3 pages each signed by me) is true to the best of my knowledge and belief "
+            "and I make it knowing that I shall be liable to prosecution if I have wilfully stated anything false.\n\n"
+            "I saw the man kick my neighbour once in the side while she was on the ground.\n\n"
+            "I certify that the above information is true and correct to the best of my knowledge.\n\n"
+            "Nothing in this letter waives any of Harbourline's rights under the policy or at law.\n\n"
+            "Having trouble reading this e-mail? View it in your browser.\n\n"
+            "From Wednesday 1 July, hosepipes and sprinklers will be banned on every allotment site.\n\n"
+            "---\nLetters may be edited for length and clarity. Write to the Letters Editor at the usual address.\n")
+    assert _picked_from(text) == [
+        "I saw the man kick my neighbour once in the side while she was on the ground.",
+        "From Wednesday 1 July, hosepipes and sprinklers will be banned on every allotment site."]
+    kept = "I declare that the meeting is open and that the minutes of the last one are approved."
+    assert _picked_from(kept) == [kept]  # a declaration of something else
+
+
+def test_a_lists_items_under_a_lead_in_that_denies_them_are_not_shown_alone_quoted_or_last():
+    """A denial letter quoting its policy's exclusions ("we do not insure for loss caused by:" over '"c. Water ...
+    sump; or' and 'd. Water ... below the surface of the ground."'): alone, each item reads as what is insured,
+    the last one (which goes on into no other) too."""
+    text = ("We have completed our investigation of the water damage to your basement reported in September.\n\n"
+            "The policy's exclusions state that we do not insure for loss caused by:\n\n"
+            '"c. Water or water-borne material which overflows or is discharged from a sump or sump pump; or\n'
+            'd. Water or water-borne material below the surface of the ground."\n\n'
+            "Because the loss falls within these exclusions, Harbourline denies your claim in full.\n")
+    assert _picked_from(text) == [
+        "We have completed our investigation of the water damage to your basement reported in September.",
+        "Because the loss falls within these exclusions, Harbourline denies your claim in full."]
+    granted = text.replace("The policy's exclusions state that we do not insure", "The policy states that we insure")
+    assert "Water or water-borne material below the surface of the ground." in " ".join(_picked_from(granted))
 
 
 def test_a_manuals_labels_are_no_speakers_and_a_faqs_question_in_prose_is_a_heading():

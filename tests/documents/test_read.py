@@ -699,6 +699,29 @@ def test_a_wiki_page_s_edit_links_hatnotes_and_infobox_are_left_out():
     assert "edit" not in document.text
 
 
+def test_a_q_and_a_pages_side_column_by_its_id_and_an_older_wikis_edit_links_are_left_out():
+    """A Q&A page's side column named by its id alone ("Linked", "Hot Network Questions": other questions' titles
+    had been shown as its summary, the words left to leave out spent on its signatures and comments), and a wiki's
+    "[edit]" links in an older skin's "editsection" class (they had stayed in its headings)."""
+    pytest.importorskip("lxml")
+    page = ("<!DOCTYPE html><html><head><title>Why is my query not using the index?</title></head><body>"
+            "<div id='content'><h1>Why is my query not using the index?</h1><div class='question'><p>My query does "
+            "a sequential scan on forty million rows.</p><div class='post-signature'>asked Jul 20, 2023 at 14:02 "
+            "tomasz_k 1,203 2 11 24</div><div class='comments'><ul><li>Does created_at have a time zone? That matters "
+            "a lot here. Erwin B. Jul 20, 2023</li></ul></div></div><div class='answer'><p>An index on the raw column "
+            "cannot serve a predicate that wraps the column in a function.</p><div class='post-signature'>answered "
+            "Jul 20, 2023 at 14:25 Erwin B. 612k 54 840 1,020</div></div></div><div id='sidebar'><div class='module'>"
+            "<h4>Linked</h4><ul><li><a href='#'>Index on date part of timestamptz not used</a></li></ul></div><div "
+            "class='module'><h4>Hot Network Questions</h4><ul><li><a href='#'>Why did medieval armies march in "
+            "winter?</a></li><li><a href='#'>Is it rude to decline a colleague's lunch invitation?</a></li></ul>"
+            "</div></div><h2>History<span class='editsection'>[<a href='#'>edit</a>]</span></h2><p>The question "
+            "was asked in 2023 and answered within the hour by a regular.</p></body></html>")
+    text = read_bytes(page.encode(), "q.html", ".html").text
+    assert "medieval" not in text and "Linked" not in text and "timestamptz" not in text
+    assert "sequential scan" in text and "raw column" in text and "History\n\nThe question" in text
+    assert "edit" not in text
+
+
 def test_a_folder_s_summary_pages_are_not_read_as_its_documents(tmp_path):
     """A folder holding the pages lsgtool wrote beside a web page of the user's: only the user's is an input."""
     pytest.importorskip("lxml")

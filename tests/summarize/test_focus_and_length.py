@@ -60,6 +60,33 @@ def test_per_chapter_leaves_back_matter_chapters_out_and_says_so(runner, app, tm
     assert ranked["chapters"][0]["title"] == "The Morning" and ranked["chapters"][0]["index"] == 2
 
 
+def test_a_books_about_the_author_and_also_by_pages_at_its_end_are_not_summarised(runner, app, tmp_path):
+    """A picture book's last pages, "About the Author" ("... is her first picture book") and "Also from Little
+    Lantern Books", had been read as its story; they are back matter at its end, as "References" are."""
+    epub = pytest.importorskip("ebooklib.epub")
+    book, items = epub.EpubBook(), []
+    book.set_identifier("pip")
+    book.set_title("Pip and the Lighthouse Moon")
+    pages = {"Chapter One": "One stormy night the lighthouse went dark while a fishing boat headed for the rocks. "
+                            "Pip climbed the hundred and twelve steps and bumped the switch with her whole body. "
+                            "The light came on and the boat got home safe.",
+             "About the Author": "Hannah Corrigan grew up on the coast of Pembrokeshire and now lives in Bristol "
+                                 "with two cats. Pip and the Lighthouse Moon is her first picture book.",
+             "Also from Little Lantern Books": "The Owl Who Counted Stars is a bedtime story about a small owl."}
+    for k, (title, words) in enumerate(pages.items()):
+        item = epub.EpubHtml(title=title, file_name=f"p{k}.xhtml",
+                             content=f"<html><body><h1>{title}</h1><p>{words}</p></body></html>")
+        book.add_item(item)
+        items.append(item)
+    book.toc, book.spine = items, items
+    book.add_item(epub.EpubNcx())
+    path = tmp_path / "pip.epub"
+    epub.write_epub(str(path), book)
+    record = _json(runner, app, [str(path), "--sentences", "5"])
+    assert "Pembrokeshire" not in record["summary"] and "Owl" not in record["summary"]
+    assert any("'About the Author', 'Also from Little Lantern Books'" in note for note in record["notes"])
+
+
 def test_abstractive_focus_reads_the_most_relevant_windows_first(runner, app, models):
     from lsgtool.summarize.abstractive import load_abstractive
 
