@@ -763,7 +763,8 @@ class Extractive:
         texts = [_marked(sentences[i], pieces.get(i), i - 1 in picked, i + 1 in picked) for i in picked]
         relevance = None if similarity is None else float(similarity.max())
         asking = any(ASKER.fullmatch(turn.speaker or "") for turn in turns(text, transcript))
-        summary, starts = labelled(texts, [said[i] and said[i].speaker for i in picked], asking)
+        summary, starts = labelled(texts, [said[i] and said[i].speaker for i in picked], asking,
+                                   _interrupted(turns(text, transcript), [said[i] for i in picked]))
         return Picked(summary, total, len(sentences), picked, time.perf_counter() - start,
                       len(self._groups(lengths, firsts)), sum(lengths), [spans[i] for i in picked], texts, relevance,
                       starts)
@@ -850,19 +851,35 @@ def _marked(sentence: str, cut: tuple[bool, bool] | None, before: bool, after: b
     return ("…" if cut[0] and not before else "") + sentence + ("…" if cut[1] and not after else "")
 
 
-def labelled(texts: list[str], speakers: list[str | None], asking: bool = False) -> tuple[str, list[int]]:
+def _interrupted(every: list, picked: list) -> list[bool]:
+    """For each of the ``picked`` turns (in order; None: no turn), whether someone else spoke between it and the one
+    picked before it (of all the text's turns, ``every``)."""
+    place = {id(turn): k for k, turn in enumerate(every)}
+    out, last = [], None
+    for turn in picked:
+        k = place.get(id(turn)) if turn is not None else None
+        out.append(k is not None and last is not None and any(
+            other.speaker != turn.speaker for other in every[last + 1:k]))
+        last = k if k is not None else last
+    return out
+
+
+def labelled(texts: list[str], speakers: list[str | None], asking: bool = False,
+             interrupted: list[bool] | None = None) -> tuple[str, list[int]]:
     """The picked ``texts`` as the summary writes them, and where each begins in it: joined by spaces, except that
     a transcript's sentence said by another speaker than the one before it begins a line with its speaker's name
     (``Grad B: ...``): who said it is part of what a meeting's summary tells; a text said by no one after a speaker's
     (a screenplay's action after a speech) begins a line of its own, and the speaker's next is labelled again; a
     text that does not end a sentence (a list item, "Fresh cilantro and rice, to serve") ends its line, not to run
     into the next; where someone asks (``asking``: an "interviewer" or a "Q", ``ASKER``), an answerer's label
-    (``ANSWERER``: "A") is written only after an asker's (a speaker named "A" in a dialogue of A and B keeps it)."""
+    (``ANSWERER``: "A") is written only after an asker's (a speaker named "A" in a dialogue of A and B keeps it);
+    a speaker's sentence after others spoke (``interrupted``: a debate's answers to two questions) is labelled
+    again, on a line of its own."""
     out, starts, last = "", [], None
-    for text, speaker in zip(texts, speakers):
+    for text, speaker, again in zip(texts, speakers, interrupted or [False] * len(texts)):
         if asking and speaker and speaker != last and ANSWERER.fullmatch(speaker) and not ASKER.fullmatch(last or ""):
             out += "\n" if out else ""  # an "A:" not after a "Q:" names no one: the answer begins a line unlabelled
-        elif speaker and speaker != last:
+        elif speaker and (speaker != last or again):
             out += ("\n" if out else "") + f"{speaker}: "
         elif out:
             out += " " if ENDED.search(out) and not (last and not speaker) else "\n"

@@ -50,9 +50,10 @@ def test_a_meeting_is_summarised_by_the_turns_that_state_its_decisions(runner, a
     record = _json(runner, app, [str(path), "--model", "minilm", "--sentences", "2", "--sources"])
     assert record["reading"] == "transcript"
     assert [s["text"] for s in record["sentences"]] == DECISIONS
-    # who said it is shown (once: both are Marketing's), and each sentence's offsets in the summary are its words
+    # who said it is shown (twice: both are Marketing's, said with others speaking between them), and each
+    # sentence's offsets in the summary are its words
     assert deciders == ["Marketing", "Marketing"]
-    assert record["summary"] == f"Marketing: {DECISIONS[0]} {DECISIONS[1]}"
+    assert record["summary"] == f"Marketing: {DECISIONS[0]}\nMarketing: {DECISIONS[1]}"
     assert [record["summary"][s["start"]:s["end"]] for s in record["sentences"]] == DECISIONS
     raw = open(path, encoding="utf-8", newline="").read()
     for sentence, speaker in zip(record["sentences"], deciders):
@@ -64,7 +65,7 @@ def test_a_meeting_is_summarised_by_the_turns_that_state_its_decisions(runner, a
     assert runner.invoke(app, ["summarize", str(path), "--model", "minilm", "--sentences", "2",
                                "--out", str(out)]).exit_code == 0
     # the line names the speaker, so the marker gives the line alone
-    assert f"Marketing: {DECISIONS[0]} [line 18] {DECISIONS[1]} [line 30]" in out.read_text()
+    assert f"Marketing: {DECISIONS[0]} [line 18]\n\nMarketing: {DECISIONS[1]} [line 30]" in out.read_text()
 
 
 def test_a_sources_marker_names_the_speaker_unless_the_summary_line_does():
@@ -85,6 +86,27 @@ def test_a_speaker_is_named_where_the_speaker_changes():
     assert [text[a:a + len(t)] for a, t in zip(starts, ["One.", "Two.", "Three.", "Four."])] == \
         ["One.", "Two.", "Three.", "Four."]
     assert labelled(["One.", "Two."], [None, None]) == ("One. Two.", [0, 5])  # prose: joined by spaces
+
+
+def test_a_speakers_answers_to_two_questions_are_labelled_apart(runner, app, tmp_path):
+    """A debate's candidate answered two questions with the moderator and another candidate between them: the two
+    answers had been run together on one line under one label, as one speech."""
+    from lsgtool.summarize.extractive import labelled
+
+    debate = tmp_path / "debate.txt"
+    debate.write_text("MODERATOR: Welcome. Our first question is about parks. Mr. Kane, you first.\n\n"
+                      "KANE: I will reopen the three pools the city closed in 2024.\n\n"
+                      "RUIZ: The pools closed because nobody paid to repair the roofs and the pumps.\n\n"
+                      "MODERATOR: Final question: taxes.\n\n"
+                      "KANE: I will not raise the sales tax by a single cent.\n\n"
+                      "RUIZ: I will hold property taxes flat for two years and publish the budget.\n\n"
+                      "MODERATOR: Thank you both. Good night.\n")
+    result = runner.invoke(app, ["summarize", str(debate), "--sentences", "2", "--focus", "what will Ruiz do",
+                                 "--no-sources"])
+    assert result.exit_code == 0, result.output
+    assert "Ruiz: The pools closed because nobody paid to repair the roofs and the pumps.\nRuiz: I will hold" \
+        in result.stdout
+    assert labelled(["One.", "Two."], ["Ann", "Ann"], interrupted=[False, False])[0] == "Ann: One. Two."
 
 
 def test_read_as_prose_the_same_meeting_keeps_its_labels_and_back_channels(runner, app, tmp_path):
