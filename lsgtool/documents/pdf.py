@@ -240,7 +240,7 @@ def read_pdf(data: bytes, name: str) -> tuple[list[Chapter], str | None, list[st
     if not any(pages):
         raise DocumentError(f"'{name}' has no text layer ({len(pages)} pages of images?).",
                             "run OCR first (e.g. `ocrmypdf in.pdf out.pdf`).")
-    title = (doc.metadata or {}).get("title") or None
+    title = GROFF_NAMED.sub(lambda m: GROFF_CHARACTERS[m.group(1)], (doc.metadata or {}).get("title") or "") or None
     bounds = _bounds(doc.get_toc(), pages)
     if len(bounds) < 2:
         text, offsets, counts = clean_pages(pages, common, tail)
@@ -263,6 +263,12 @@ def read_pdf(data: bytes, name: str) -> tuple[list[Chapter], str | None, list[st
     length = max(at - 2, 0)  # of the chapters' texts joined: pages after the last text begin at its end
     title = title or (title_of(chapters[0].text) if chapters and chapters[0].title is None else None)
     return chapters, title, _notes(len(pages), totals, len(footnotes)), [min(offset, length) for offset in offsets]
+
+
+# a character groff names in a PDF's metadata as written (pandoc's "-t ms" titles: "Northcape Foods plc [em] Annual
+# Report 2025"), where its page shows the character
+GROFF_CHARACTERS = {"em": "—", "en": "–", "lq": "“", "rq": "”", "oq": "‘", "cq": "’", "aq": "'", "dq": '"', "hy": "-"}
+GROFF_NAMED = re.compile(r"\\?\[(" + "|".join(GROFF_CHARACTERS) + r")\]")
 
 
 def _bounds(toc: list, pages: list[list[str]]) -> list[tuple[str | None, int, int]]:

@@ -181,6 +181,8 @@ ANAPHOR = re.compile(r"(?:this|these|that|those|such)\b(?!\s+(?:rfc|paper|docume
                      r"|(?:it(?!['’]s\b)(?!\s+(?:is|was|would|will|should|could|may|might|must|seems|seemed|appears|"
                      r"can|has been|had been)\s+(?:[\w-]+,?\s+){0,3}?(?:(?<!\bup )to|that|for|whether|if)\b)|they|them|"
                      r"their)\b"
+                     # after a word of when: "Today it houses the museum", "Later they moved to Leeds"
+                     r"|(?:today|now|nowadays|later|then|since then|soon|still|meanwhile|instead)\s*,?\s+(?:it|they)\b"
                      r"|there(?=,)"  # a place named before: "London ... tells a different story. There, TfL ..."
                      # a fragment that goes on the sentence before: "Not because nurses don't need time off ..."
                      r"|not (?:because|that|only|least|since)\b",

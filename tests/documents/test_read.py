@@ -441,6 +441,14 @@ def test_pdf_outline_chapters_begin_at_their_headings_not_at_the_top_of_their_pa
     assert document.pages == [0, met] and document.place(three.start).page == 2
 
 
+def test_pdf_a_title_groff_wrote_with_a_named_character_reads_as_its_page_shows_it():
+    pymupdf = pytest.importorskip("pymupdf")
+    pdf = pymupdf.open()
+    pdf.new_page().insert_text((72, 72), "Revenue rose by eight per cent to 412 million pounds in the year.")
+    pdf.set_metadata({"title": "Northcape Foods plc [em] Annual Report 2025"})
+    assert read_bytes(pdf.tobytes(), "annual.pdf", ".pdf").title == "Northcape Foods plc — Annual Report 2025"
+
+
 def test_pdf_a_heading_after_a_sentence_that_fills_its_line_is_a_paragraph_of_its_own():
     """A short line that ends no sentence after a line that does is a heading over what follows, not the end of the
     paragraph above ("... ejection fraction. Secondary Diagnoses")."""
