@@ -112,12 +112,31 @@ def sentence_spans(text: str, start: int = 0, end: int | None = None) -> Iterato
                     spans[-1] = (spans[-1][0], b)  # a semicolon ends no sentence ("... buy a label; Parcelwise
                 else:  # then tracks it"), where the next goes on in its line (a list's item on its own stays one)
                     spans.append((a, b))
+    spans = _attributed(text, spans)
     for a, b in _quotations(text, spans):
         for exhibit in EXHIBIT.finditer(text, a, b):  # a brief's "Ex. A." ends a citation ("Ex. A. Each bill ...")
             if text[exhibit.end():b].strip():
                 yield from _sentence_pieces(text, a, exhibit.end())
                 a = exhibit.end() + len(text[exhibit.end():b]) - len(text[exhibit.end():b].lstrip())
         yield from _sentence_pieces(text, a, b)
+
+
+# who is quoted, after the quotation in its line: '"An allotment shouldn't be a ten-year wait." — Priya Raman, site
+# manager'
+ATTRIBUTION = re.compile(r"[—–-]{1,2}[ \t]*[A-Z][\w.'’-]*(?:[ \t]+[A-Z][\w.'’-]*){0,4}(?:,[ \t]*[^\n.!?]{1,60})?")
+
+
+def _attributed(text: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """``spans`` with a quotation's attribution (``ATTRIBUTION``) joined to the quotation it follows in its line: the
+    summary shows who said it, not a quotation alone, nor a name alone."""
+    out: list[tuple[int, int]] = []
+    for a, b in spans:
+        if out and text[out[-1][1] - 1] in '"”' and "\n" not in text[out[-1][1]:a] \
+                and ATTRIBUTION.fullmatch(text, a, b):
+            out[-1] = (out[-1][0], b)
+        else:
+            out.append((a, b))
+    return out
 
 
 def _open(quoted: str) -> bool:

@@ -260,6 +260,17 @@ def test_a_quotation_inside_a_quotation_closing_at_a_sentences_end_ends_it():
         "Then she left."]
 
 
+def test_who_is_quoted_after_a_quotation_in_its_line_is_part_of_its_sentence():
+    """A newsletter's '"An allotment shouldn't be a ten-year wait." — Priya Raman' had been shown without its
+    speaker (the name alone, a fragment, never)."""
+    text = ('Priya Raman started as site manager on 2 June.\n\n"An allotment shouldn\'t be a ten-year wait. A plot '
+            'left to brambles should go to someone who will grow on it." — Priya Raman, site manager\n\n'
+            '"Go home," she said. — and he went.\n')
+    assert [text[a:b] for a, b in sentence_spans(text)][1:] == [
+        '"An allotment shouldn\'t be a ten-year wait. A plot left to brambles should go to someone who will grow on '
+        'it." — Priya Raman, site manager', '"Go home," she said.', "— and he went."]
+
+
 def test_a_transcript_is_told_from_prose_with_a_few_colons():
     from lsgtool.documents.prose import is_transcript
 
