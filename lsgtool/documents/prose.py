@@ -792,7 +792,9 @@ BACK_MATTER = re.compile(NUMBERED + r"(?:references(?: cited(?: in this (?:secti
 # call (not "About This Guide" or "About Python" near the start, nor a book's chapter "About Time")
 CLOSING_MATTER = re.compile(NUMBERED + r"(?:about (?:the authors?|us|the company|(?-i:[A-Z][\w&'’.-]*(?: [A-Z]"
                             r"[\w&'’.-]*){0,4}))|forward-looking statements?|safe harbou?r statement|(?:media|press|"
-                            r"investor) contacts?|contacts?|notes? to editors|disclaimer)[.:]?", re.IGNORECASE)
+                            r"investor) contacts?|contacts?|notes? to editors|disclaimer|"
+                            r"(?:[\d,]+ )?(?:comments?|responses?|replies)(?: \(\d+\))?)[.:]?",  # (a post's readers')
+                            re.IGNORECASE)
 
 
 # a paragraph of legal boilerplate, wherever it stands: an e-mail's confidentiality notice, a disclaimer
@@ -816,6 +818,8 @@ BOILERPLATE = re.compile(r"[ \t>]*(?:\*\*|__)?(?:(?:confidentiality|privacy) (?:
                          re.IGNORECASE)
 
 
+COMMENTS = re.compile(r"(?m)^[ \t]*(?:\*\*|__)?[\d,]+ (?:comments?|responses?|replies)(?:\*\*|__)?[ \t]*$",
+                      re.IGNORECASE)
 RULED = re.compile(r"[ \t]*(?:[-_*=][ \t]*){3,}\n")  # a rule on the line above a paragraph: "---" over a note
 
 
@@ -829,6 +833,8 @@ def back_matter(text: str, transcript: bool | None = None) -> list[tuple[int, in
     found = [(m.start(), m.end()) for m in PARAGRAPH.finditer(text)
              if BOILERPLATE.match(m.group(), RULED.match(m.group()).end() if RULED.match(m.group()) else 0)]
     found += [(m.start(), m.end()) for m in REFERENCE.finditer(text) if len(m.group().split()) <= REFERENCE_WORDS]
+    count = COMMENTS.search(text, len(text) // 2)  # a post's "**12 comments**" line in its second half: its
+    found += [(count.start(), len(text))] if count else []  # readers' comments follow, to its end
     starts = headings(text, transcript)
     levels = [_level(text, a) for a in starts]
     for k, (a, words) in enumerate(zip(starts, heading_texts(text, starts))):

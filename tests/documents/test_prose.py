@@ -920,6 +920,22 @@ def test_declarations_reservations_and_a_mailings_and_a_newspapers_notes_are_nev
     assert _picked_from(kept) == [kept]  # a declaration of something else
 
 
+def test_a_posts_readers_comments_after_its_count_of_them_are_back_matter():
+    """A blog post saved as Markdown, its comments under "**12 comments**": a reply ("Yes, with the Uvicorn worker
+    class.") had been shown as the post's own step."""
+    post = ("# Stop Polling\n\nOur dashboard polled the server every two seconds, which meant many requests.\n\n"
+            "## Step 1\n\nAn event stream is a long-lived response with its own content type and format.\n\n"
+            "If you deploy behind Nginx, turn off proxy buffering for the stream, or updates arrive in bursts.\n\n"
+            "---\n\n**12 comments**\n\n> **raj_dev** · 2 days ago: Great post! Does this work with Gunicorn?\n>\n"
+            "> **Mei Tanaka** · 2 days ago: Yes, with the Uvicorn worker class. Each connection stays on one worker.\n")
+    from lsgtool.documents.prose import back_matter
+
+    assert back_matter(post) == [(post.index("**12 comments**"), len(post))]
+    early = post.replace("---\n\n**12 comments**\n\n", "").replace("# Stop Polling\n\n",
+                                                                "# Stop Polling\n\n**12 comments**\n\n")
+    assert back_matter(early) == []  # a count at its top (a forum's thread): what it holds is the text
+
+
 def test_a_lists_items_under_a_lead_in_that_denies_them_are_not_shown_alone_quoted_or_last():
     """A denial letter quoting its policy's exclusions ("we do not insure for loss caused by:" over '"c. Water ...
     sump; or' and 'd. Water ... below the surface of the ground."'): alone, each item reads as what is insured,
