@@ -1508,7 +1508,24 @@ def title_span(text: str, transcript: bool | None = None) -> tuple[int, int] | N
     if _title_case(line) and _title_line(line) and len(lines) > 1 and BYLINE.match(lines[1][2]) \
             and _title_block(text, start, capitals=False):  # a title in title case over its byline
         return start + len(line) - len(line.lstrip()), start + len(line.rstrip())
-    return None  # ("Commencement Address to the Class of 2024" over "Delivered by Dr. Ines Valcárcel, ...")
+    # ("Commencement Address to the Class of 2024" over "Delivered by Dr. Ines Valcárcel, ...")
+    if len(lines) > 1 and _subtitled(line, lines[1][2]) and BLANK_LINE.match(text, lines[1][1]) \
+            and not text[end:lines[1][0]].strip():  # a title in capitals over its subtitle, standing alone
+        return start + len(line) - len(line.lstrip()), start + len(line.rstrip())
+    return None
+
+
+def _subtitled(line: str, after: str) -> bool:
+    """Whether ``line`` is a title in capitals of two words or more ("LIGHT ON THE WATER") and ``after`` a short
+    subtitle under it in other case ("Audio guide script"; not a sentence, a lead-in, a field, a second line in
+    capitals: an address)."""
+    words = re.findall(r"[^\W\d_]+", line)
+    return len(words) >= 2 and line.isupper() and _title_line(line) and not after.isupper() \
+        and len(after.split()) <= SUBTITLE_WORDS and TURN.match(after) is None and ADDRESS.search(after) is None \
+        and not after.rstrip().endswith((".", "!", "?", ":", ";", ","))
+
+
+SUBTITLE_WORDS = 8
 
 
 def _letter_subject(text: str) -> tuple[int, int] | tuple[()] | None:

@@ -239,6 +239,9 @@ def test_a_bare_heading_line_of_plain_text_is_not_glued_to_the_sentence_after_it
      "Madam,\n\nI am writing to complain.", "Formal complaint: repeated missed bin collections"),
     ("Jane Smith\n14 High Street\n\n3 May 2026\n\nDear Sir,\n\nI write about the hedge.", None),
     ("The Letter\n\nShe opened it.\n\nDear Tom,\n\nCome home.", "The Letter"),  # a story that quotes a letter
+    ("LIGHT ON THE WATER\nAudio guide script\n\nVroom painted ships like portraits.", "LIGHT ON THE WATER"),
+    ("LIGHT ON THE WATER\nAudio guide script\nGallery 14\n\nVroom painted ships.", None),  # more lines
+    ("ACME SUPPLIES LTD\nLeeds LS1 4AB\n\nText.", None),  # an address
     ("LETTERS TO THE EDITOR\nThe Harrowgate Courier, Tuesday 3 November 2026\n\nClosing the Eastfield branch "
      "library would be a false economy\n\nSir,\n\nI write in response to your report.",  # a letter to an editor
      "Closing the Eastfield branch library would be a false economy"),
