@@ -833,6 +833,7 @@ def back_matter(text: str, transcript: bool | None = None) -> list[tuple[int, in
     found = [(m.start(), m.end()) for m in PARAGRAPH.finditer(text)
              if BOILERPLATE.match(m.group(), RULED.match(m.group()).end() if RULED.match(m.group()) else 0)]
     found += [(m.start(), m.end()) for m in REFERENCE.finditer(text) if len(m.group().split()) <= REFERENCE_WORDS]
+    found += [(m.start(), m.end()) for m in BOOK_ENTRY.finditer(text)]
     count = COMMENTS.search(text, len(text) // 2)  # a post's "**12 comments**" line in its second half: its
     found += [(count.start(), len(text))] if count else []  # readers' comments follow, to its end
     starts = headings(text, transcript)
@@ -857,6 +858,13 @@ REFERENCE = re.compile(r"^[ \t]*(?:[-*+][ \t]+|\[?\d{1,3}[.\]][ \t]+)?(?:[A-Z][\
                        r"(?:,[ \t]|,?[ \t]?&[ \t]|[ \t]and[ \t])?)+(?:et[ \t]al\.,?[ \t])?\(\d{4}[a-z]?\)\.[^\n]*",
                        re.MULTILINE)  # (and "Judy, J. D., Williams, M., et al. (2019).")
 REFERENCE_WORDS = 40  # an entry longer than this goes on with prose (an annotated bibliography's)
+# a reading list's item: its authors, a title in italics or quotation marks, its publisher and year in brackets
+# ("- John K. Thornton, *A Cultural History of the Atlantic World* (Cambridge University Press, 2012).")
+BOOK_ENTRY = re.compile(r"^[ \t]*(?:[-*+•][ \t]+|\d{1,3}[.)][ \t]+)[A-Z][\w.'’-]*(?:[ \t]+[A-Z][\w.'’-]*){0,3}"
+                        r"(?:,?[ \t]+(?:and|&)[ \t]+[A-Z][\w.'’-]*(?:[ \t]+[A-Z][\w.'’-]*){0,3})?,[ \t]+"
+                        r"(?:(?:\*[^*\n]+\*|_[^_\n]+_|[\"“][^\"”\n]+[\"”])[^\n]{0,80}?\((?:[^()\n]{2,80},[ \t]*)?"
+                        r"|[A-Z][^\n()]{2,150}\([^()\n]{2,80},[ \t]*)"  # (a title not marked: a publisher named)
+                        r"(?:1[5-9]|20)\d\d\)\.?[ \t]*$", re.MULTILINE)
 TITLE_PAGE_WORDS = 40  # a paragraph longer than this is prose, whatever it ends with
 PROSE_END = re.compile(r"[.!?:…][\"'”’)\]*_]*$")  # a paragraph that ends so ends a sentence
 PARAGRAPH = re.compile(r"[^\n]*\S[^\n]*(?:\n[^\n]*\S[^\n]*)*")  # lines between blank lines

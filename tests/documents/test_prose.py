@@ -939,6 +939,22 @@ def test_a_posts_readers_comments_after_its_count_of_them_are_back_matter():
     assert back_matter(early) == []  # a count at its top (a forum's thread): what it holds is the text
 
 
+def test_a_reading_lists_books_are_back_matter_wherever_the_list_stands():
+    """A syllabus's required texts ("- John K. Thornton, *A Cultural History ...* (Cambridge University Press,
+    2012).", the title in italics or not, as Word's text has it) had been picked as its summary's sentences; a
+    list's item about a person and a year is no book."""
+    from lsgtool.documents.prose import back_matter
+
+    books = ("- John K. Thornton, *A Cultural History of the Atlantic World, 1250–1820* (Cambridge University Press, "
+             "2012).\n- Marcus Rediker, The Slave Ship: A Human History (Penguin, 2007).\n"
+             "- Laurent Dubois and Ada Ferrer, “Avengers of the New World” (2004).\n")
+    assert [books[a:b].split(",")[0] for a, b in back_matter(books)] == [
+        "- John K. Thornton", "- Marcus Rediker", "- Laurent Dubois and Ada Ferrer"]
+    items = ("- Tom Hart, the mayor, opened the bridge (with the council, 2019).\n"
+             "- Tom Hart, Mayor of Leeds, spoke at the opening (2019).\n")
+    assert back_matter(items) == []
+
+
 def test_a_lists_items_under_a_lead_in_that_denies_them_are_not_shown_alone_quoted_or_last():
     """A denial letter quoting its policy's exclusions ("we do not insure for loss caused by:" over '"c. Water ...
     sump; or' and 'd. Water ... below the surface of the ground."'): alone, each item reads as what is insured,
