@@ -818,6 +818,26 @@ BOILERPLATE = re.compile(r"[ \t>]*(?:\*\*|__)?(?:(?:confidentiality|privacy) (?:
                          re.IGNORECASE)
 
 
+# a course's schedule, a line a week or a session: "Week 2 (Jan 21): Africa and Europe before 1450." (its topics'
+# titles, which a summary of the course sums up, not lists)
+SCHEDULE = re.compile(r"[ \t]*(?:[-*+•][ \t]+)?(?:\*\*|__)?(?:Week|Session|Lecture|Class|Module|Unit|Seminar)[ \t]+"
+                      r"\d{1,2}\b[^\n:]{0,40}:", re.IGNORECASE)
+SCHEDULE_ROWS = 3  # this many in a row
+
+
+def _schedule(text: str) -> list[tuple[int, int]]:
+    """Where a schedule's runs of ``SCHEDULE`` lines are (``SCHEDULE_ROWS`` or more in a row, blank lines between
+    them or not)."""
+    found, run = [], []
+    for start, end, line in _lines(text):
+        if SCHEDULE.match(line):
+            run.append((start, end))
+        elif line.strip():
+            found += [(run[0][0], run[-1][1])] if len(run) >= SCHEDULE_ROWS else []
+            run = []
+    return found + ([(run[0][0], run[-1][1])] if len(run) >= SCHEDULE_ROWS else [])
+
+
 COMMENTS = re.compile(r"(?m)^[ \t]*(?:\*\*|__)?[\d,]+ (?:comments?|responses?|replies)(?:\*\*|__)?[ \t]*$",
                       re.IGNORECASE)
 RULED = re.compile(r"[ \t]*(?:[-_*=][ \t]*){3,}\n")  # a rule on the line above a paragraph: "---" over a note
@@ -834,6 +854,7 @@ def back_matter(text: str, transcript: bool | None = None) -> list[tuple[int, in
              if BOILERPLATE.match(m.group(), RULED.match(m.group()).end() if RULED.match(m.group()) else 0)]
     found += [(m.start(), m.end()) for m in REFERENCE.finditer(text) if len(m.group().split()) <= REFERENCE_WORDS]
     found += [(m.start(), m.end()) for m in BOOK_ENTRY.finditer(text)]
+    found += _schedule(text)
     count = COMMENTS.search(text, len(text) // 2)  # a post's "**12 comments**" line in its second half: its
     found += [(count.start(), len(text))] if count else []  # readers' comments follow, to its end
     starts = headings(text, transcript)

@@ -939,8 +939,8 @@ def test_a_posts_readers_comments_after_its_count_of_them_are_back_matter():
     assert back_matter(early) == []  # a count at its top (a forum's thread): what it holds is the text
 
 
-def test_a_reading_lists_books_are_back_matter_wherever_the_list_stands():
-    """A syllabus's required texts ("- John K. Thornton, *A Cultural History ...* (Cambridge University Press,
+def test_a_reading_lists_books_and_a_courses_schedule_are_back_matter_wherever_they_stand():
+    """A syllabus's weekly schedule ("Week 2 (Jan 21): Africa and Europe before 1450.") and its required texts ("- John K. Thornton, *A Cultural History ...* (Cambridge University Press,
     2012).", the title in italics or not, as Word's text has it) had been picked as its summary's sentences; a
     list's item about a person and a year is no book."""
     from lsgtool.documents.prose import back_matter
@@ -950,6 +950,11 @@ def test_a_reading_lists_books_are_back_matter_wherever_the_list_stands():
              "- Laurent Dubois and Ada Ferrer, “Avengers of the New World” (2004).\n")
     assert [books[a:b].split(",")[0] for a, b in back_matter(books)] == [
         "- John K. Thornton", "- Marcus Rediker", "- Laurent Dubois and Ada Ferrer"]
+    schedule = ("Week 1 (Jan 12, 14): Introduction: what is Atlantic history?\n\nWeek 2 (Jan 21): Africa and Europe "
+                "before 1450.\n\nWeek 3 (Jan 26, 28): Portuguese voyages and the Atlantic islands.\n\nThe final "
+                "research paper is the centrepiece of the course.\n")
+    assert back_matter(schedule) == [(0, schedule.index("\n\nThe final"))]  # a schedule's topics, a week a line
+    assert back_matter(schedule.replace("Week 3", "Then, in week 3")) == []  # two are no schedule
     items = ("- Tom Hart, the mayor, opened the bridge (with the council, 2019).\n"
              "- Tom Hart, Mayor of Leeds, spoke at the opening (2019).\n")
     assert back_matter(items) == []
