@@ -440,7 +440,8 @@ def _spoken_lines(text: str) -> Iterator[tuple[int, int, str | None, str | None]
         if k < first and lines[k][2].strip():
             paragraph.append(k)
             continue
-        body = " ".join(lines[j][2].strip() for j in paragraph)
+        body = " ".join(lines[j][2].strip() for j in paragraph if j not in title)  # (without a line that is a
+        # note on the transcript: "Official transcript. Prepared by Carver Reporting Services." under its title)
         if paragraph and (not _ends_prose(body) or body[:1] + body[-1:] == "[]") and \
                 len(body.split()) <= TITLE_PAGE_WORDS:  # (and an editor's "[Transcript prepared from the feed.]")
             title.update(paragraph)
@@ -1602,6 +1603,8 @@ def spoken_title(text: str, transcript: bool | None = None) -> tuple[int, int] |
         return whole if TITLED.search(field.group(2)) and len(line.split()) <= 2 * TITLE_WORDS else None
     if re.match(r"[ \t]*\r?\n[ \t]*(?:\r?\n|$)", head[end:]) and _title_line(line):  # alone
         return whole
+    if line.isupper() and len(re.findall(r"[^\W\d_]+", line)) >= 2 and _title_line(line):  # in capitals over the
+        return whole  # lines that say where and when ("MILLBROOK COUNTY MAYORAL DEBATE" over "Hosted by ...")
     block = _title_block(head, start, capitals=False)
     dated = DATED.search(head, end, block) if block else None  # a date under it is no part of it
     return (whole[0], head.rfind("\n", 0, dated.start()) if dated else block) if block else None

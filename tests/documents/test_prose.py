@@ -1164,6 +1164,23 @@ def test_a_plays_stage_directions_are_no_ones_words():
         ("Clerk", ["Thank you."])]
 
 
+def test_a_transcripts_title_in_capitals_over_its_header_and_a_note_on_it_is_its_title():
+    """A debate's header ("CITY COUNCIL CANDIDATES FORUM" over who hosted it, when, where, and "Official transcript.
+    Prepared by ..."): the note's sentences had made the whole header a sentence, the summary's first, and the
+    summary had been headed by the file's name."""
+    from lsgtool.documents.prose import spoken_title, turns
+
+    text = ("CITY COUNCIL CANDIDATES FORUM\nHosted by the Elmwood Neighbors Association\n"
+            "Tuesday, May 5, 2026 - Elmwood Library\nOfficial transcript. Prepared by Carver Reporting Services.\n\n"
+            "MODERATOR: Welcome. Our first question is about parking. Ms. Ruiz?\n\n"
+            "RUIZ: I would build a new garage on Fifth Street with 300 spaces.\n\n"
+            "KANE: A garage costs $20 million. I would rather fix the buses.\n\nMODERATOR: Thank you both.\n")
+    span = spoken_title(text)
+    assert text[span[0]:span[1]] == "CITY COUNCIL CANDIDATES FORUM"
+    assert [turn.speaker for turn in turns(text)] == ["Moderator", "Ruiz", "Kane", "Moderator"]
+    assert all("Hosted" not in text[a:b] for turn in turns(text) for a, b in turn.pieces)
+
+
 def test_a_forms_labelled_lines_are_fields_not_a_transcripts_turns():
     """A syllabus whose lines are mostly "Label: value" was read as a transcript (its paragraphs glued, one line's
     label put before another's sentence); no label is said twice there, as a speaker's is in talk."""
