@@ -240,7 +240,8 @@ def read_pdf(data: bytes, name: str) -> tuple[list[Chapter], str | None, list[st
     if not any(pages):
         raise DocumentError(f"'{name}' has no text layer ({len(pages)} pages of images?).",
                             "run OCR first (e.g. `ocrmypdf in.pdf out.pdf`).")
-    title = GROFF_NAMED.sub(lambda m: GROFF_CHARACTERS[m.group(1)], (doc.metadata or {}).get("title") or "") or None
+    title = GROFF_NAMED.sub(lambda m: GROFF_CHARACTERS[m.group(1) or m.group(2)],
+                            (doc.metadata or {}).get("title") or "") or None
     bounds = _bounds(doc.get_toc(), pages)
     if len(bounds) < 2:
         text, offsets, counts = clean_pages(pages, common, tail)
@@ -268,7 +269,8 @@ def read_pdf(data: bytes, name: str) -> tuple[list[Chapter], str | None, list[st
 # a character groff names in a PDF's metadata as written (pandoc's "-t ms" titles: "Northcape Foods plc [em] Annual
 # Report 2025"), where its page shows the character
 GROFF_CHARACTERS = {"em": "—", "en": "–", "lq": "“", "rq": "”", "oq": "‘", "cq": "’", "aq": "'", "dq": '"', "hy": "-"}
-GROFF_NAMED = re.compile(r"\\?\[(" + "|".join(GROFF_CHARACTERS) + r")\]")
+GROFF_NAMED = re.compile(r"\\\[(" + "|".join(GROFF_CHARACTERS) + r")\]|\[(em|lq|rq|oq|cq)\]")  # (a bare "[en]": a
+# language's tag, "Estuary Water Quality [en]", as likely)
 
 
 def _bounds(toc: list, pages: list[list[str]]) -> list[tuple[str | None, int, int]]:
@@ -290,14 +292,15 @@ def _bounds(toc: list, pages: list[list[str]]) -> list[tuple[str | None, int, in
 
 
 def _heading_line(lines: list[str], name: str, lowest: int) -> int | None:
-    """The first of ``lines`` from ``lowest`` that is the heading ``name`` (the same words, or the first line of
-    them where the heading wraps), if any."""
+    """The last of ``lines`` from ``lowest`` that is the heading ``name`` (the same words, or the first line of
+    them where the heading wraps), if any (a contents list above the sections on their page names them first)."""
     wanted = " ".join(name.split()).casefold()
+    found = None
     for i in range(lowest, len(lines)):
         line = " ".join(lines[i].split()).casefold()
         if line == wanted or len(line) >= max(8, len(wanted) // 2) and wanted.startswith(line):
-            return i
-    return None
+            found = i
+    return found
 
 
 def _notes(pages: int, counts: dict[str, int], footnotes: int = 0) -> list[str]:

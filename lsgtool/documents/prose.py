@@ -236,14 +236,18 @@ def is_transcript(text: str) -> bool:
     """Whether most of ``text``'s lines are turns (``Speaker: words``): a meeting or interview transcript; or it is
     a chat export (``is_chat``)."""
     filled = [line for _, _, line in _lines(text) if line.strip()]
-    turns = [found.group(2).strip().casefold() for found in map(TURN.match, filled) if found]
+    labelled = [(found.group(2).strip().casefold(), line[found.end():]) for found, line in
+                ((TURN.match(line), line) for line in filled) if found]
+    turns = [label for label, _ in labelled]
+    fields = sum(1 for _, value in labelled if not _ends_prose(value.strip()))  # "Credits: 3", "Office: Hall 412"
     return len(filled) >= 4 and len(turns) >= TRANSCRIPT * len(filled) and (
-        len(turns) < FIELDS or len(set(turns)) < len(turns)) or \
+        len(turns) < FIELDS or len(set(turns)) < len(turns) or FIELD_SHARE * len(turns) > fields) or \
         is_chat(text) or is_screenplay(text) or is_headed(text)
 
 
 FIELDS = 6  # this many labelled lines, no label twice, are a form's fields (a syllabus's "Instructor:", "Credits:",
-# "Late work:"), not turns: in talk someone speaks twice (a short exchange's four speakers may speak once each)
+# "Late work:"), not turns: in talk someone speaks twice (a short exchange's four speakers may speak once each) ...
+FIELD_SHARE = 1 / 3  # ... unless fewer than this share of them end no sentence (a panel's six speakers, once each)
 
 
 @lru_cache(maxsize=8)
@@ -793,9 +797,7 @@ BACK_MATTER = re.compile(NUMBERED + r"(?:references(?: cited(?: in this (?:secti
 # call (not "About This Guide" or "About Python" near the start, nor a book's chapter "About Time")
 CLOSING_MATTER = re.compile(NUMBERED + r"(?:about (?:the authors?|us|the company|(?-i:[A-Z][\w&'’.-]*(?: [A-Z]"
                             r"[\w&'’.-]*){0,4}))|forward-looking statements?|safe harbou?r statement|(?:media|press|"
-                            r"investor) contacts?|contacts?|notes? to editors|disclaimer|"
-                            r"(?:[\d,]+ )?(?:comments?|responses?|replies)(?: \(\d+\))?)[.:]?",  # (a post's readers')
-                            re.IGNORECASE)
+                            r"investor) contacts?|contacts?|notes? to editors|disclaimer)[.:]?", re.IGNORECASE)
 
 
 # a paragraph of legal boilerplate, wherever it stands: an e-mail's confidentiality notice, a disclaimer
@@ -810,19 +812,21 @@ BOILERPLATE = re.compile(r"[ \t>]*(?:\*\*|__)?(?:(?:confidentiality|privacy) (?:
                          # a statement's declaration of truth, a letter's reservation of rights, an e-mail's "view it
                          # in your browser", a newspaper's note under its letters
                          r"[ \t>]*(?:\*\*|__)?statement of truth\b|[ \t>]*this (?:witness )?statement\b[^.]{0,80}?\bis "
-                         r"true\b|[ \t>]*I\b[^.]{0,80}?\b(?:certify|declare|affirm)\b[^.]{0,40}?\b(?:under penalty of "
+                         r"true to the best of (?:my|our) knowledge|[ \t>]*I believe that the facts stated in this "
+                         r"(?:witness )?statement are true|[ \t>]*I\b[^.]{0,80}?\b(?:certify|declare|affirm)\b[^.]{0,40}?\b(?:under penalty of "
                          r"perjury|that the (?:above|foregoing|information|facts|contents)\b[^.]{0,60}?\b(?:is|are) true)|"
                          r"[ \t>]*nothing in this (?:letter|e-?mail|notice|communication)\b[^.]{0,30}?\b(?:waives?|"
                          r"constitutes? a waiver)\b|[ \t>]*(?:having trouble (?:reading|viewing) this (?:e-?mail|message|"
-                         r"newsletter)|(?:view|read|open) (?:this|it) (?:e-?mail |message |newsletter )?(?:in|on) "
-                         r"(?:your|a|the) (?:web )?browser)|[ \t>]*letters (?:may|will) be (?:edited|shortened)\b)",
+                         r"newsletter)|(?:view|read|open) this (?:e-?mail|message|newsletter) (?:online|in (?:your|a) "
+                         r"(?:web )?browser))|[ \t>]*letters (?:may|will) be (?:edited|shortened)\b)",
                          re.IGNORECASE)
 
 
 # a course's schedule, a line a week or a session: "Week 2 (Jan 21): Africa and Europe before 1450." (its topics'
 # titles, which a summary of the course sums up, not lists)
 SCHEDULE = re.compile(r"[ \t]*(?:[-*+•][ \t]+)?(?:\*\*|__)?(?:Week|Session|Lecture|Class|Module|Unit|Seminar)[ \t]+"
-                      r"\d{1,2}\b[^\n:]{0,40}:", re.IGNORECASE)
+                      r"\d{1,2}[ \t]+\((?:[A-Z][a-z]{2,8}\.?[ \t]+\d{1,2}|\d{1,2}[/.]\d{1,2})[^)\n]{0,30}\)(?:\*\*|__)?:",
+                      re.IGNORECASE)  # (its dates in brackets: not a pregnancy guide's "Week 13: Your baby's ...")
 SCHEDULE_ROWS = 3  # this many in a row
 
 
@@ -839,8 +843,8 @@ def _schedule(text: str) -> list[tuple[int, int]]:
     return found + ([(run[0][0], run[-1][1])] if len(run) >= SCHEDULE_ROWS else [])
 
 
-COMMENTS = re.compile(r"(?m)^[ \t]*(?:\*\*|__)?[\d,]+ (?:comments?|responses?|replies)(?:\*\*|__)?[ \t]*$",
-                      re.IGNORECASE)
+COMMENTS = re.compile(r"(?m)^[ \t]*(?:\*\*|__|#{1,6}[ \t]+)[\d,]+ comments?(?:\*\*|__)?[ \t]*$", re.IGNORECASE)
+# (set apart, in bold or as a heading: not a survey's "48 responses" over its results)
 RULED = re.compile(r"[ \t]*(?:[-_*=][ \t]*){3,}\n")  # a rule on the line above a paragraph: "---" over a note
 
 
@@ -885,7 +889,9 @@ REFERENCE_WORDS = 40  # an entry longer than this goes on with prose (an annotat
 BOOK_ENTRY = re.compile(r"^[ \t]*(?:[-*+•][ \t]+|\d{1,3}[.)][ \t]+)[A-Z][\w.'’-]*(?:[ \t]+[A-Z][\w.'’-]*){0,3}"
                         r"(?:,?[ \t]+(?:and|&)[ \t]+[A-Z][\w.'’-]*(?:[ \t]+[A-Z][\w.'’-]*){0,3})?,[ \t]+"
                         r"(?:(?:\*[^*\n]+\*|_[^_\n]+_|[\"“][^\"”\n]+[\"”])[^\n]{0,80}?\((?:[^()\n]{2,80},[ \t]*)?"
-                        r"|[A-Z][^\n()]{2,150}\([^()\n]{2,80},[ \t]*)"  # (a title not marked: a publisher named)
+                        r"|[A-Z][^\n()]{2,150}\([^()\n]{0,60}\b(?:Press|Books|Publish\w*|Penguin|Vintage|Verso|"
+                        r"Routledge|Wiley|Norton|Knopf|Macmillan|HarperCollins|Random House|Springer|Elsevier|"
+                        r"Bloomsbury|Faber|Picador)\b[^()\n]{0,40},[ \t]*)"  # (a title not marked: a publisher named)
                         r"(?:1[5-9]|20)\d\d\)\.?[ \t]*$", re.MULTILINE)
 TITLE_PAGE_WORDS = 40  # a paragraph longer than this is prose, whatever it ends with
 PROSE_END = re.compile(r"[.!?:…][\"'”’)\]*_]*$")  # a paragraph that ends so ends a sentence
@@ -900,14 +906,14 @@ def _ends_prose(paragraph: str) -> bool:
 
 def back_chapter(title: str | None, closing: bool = False) -> bool:
     """Whether a chapter so titled is back matter (``BACK_MATTER``; a book's "Genesis — References" by its own
-    name); ``closing``: a chapter near the end, where "About the Author", "Also by ..." are too (``CLOSING_MATTER``,
-    ``ALSO``)."""
+    name); ``closing``: a chapter near the end, where "About the Author", "Also by ..." are too (``ALSO``)."""
     name = (title or "").rpartition(SEPARATOR)[2].strip()
-    return bool(name) and (BACK_MATTER.fullmatch(name) is not None
-                           or closing and (CLOSING_MATTER.fullmatch(name) or ALSO.fullmatch(name)) is not None)
+    return bool(name) and (BACK_MATTER.fullmatch(name) is not None or closing and ALSO.fullmatch(name) is not None)
 
 
-ALSO = re.compile(r"(?:also|more|other (?:books|titles)) (?:by|from) .{1,60}", re.IGNORECASE)  # a book's last pages
+# a book's last pages (not a chapter called "About Time" or "More from Less")
+ALSO = re.compile(r"about the (?:authors?|illustrators?)|(?:also|other (?:books|titles)|more (?:books|titles)) (?:by|from) "
+                  r".{1,60}", re.IGNORECASE)
 
 
 def asides(text: str, transcript: bool | None = None) -> list[tuple[int, int]]:
@@ -1574,7 +1580,8 @@ def _letter_subject(text: str) -> tuple[int, int] | tuple[()] | None:
             len(words) >= 5 and re.search(r"\b[a-z]{2,}\b", line) and not DATED.search(line)
             and not ADDRESS.search(line)):
         return start + len(line) - len(line.lstrip()), start + len(line.rstrip())
-    return ()
+    return None if greeting.group().strip()[:1] in "SM" else ()  # (a letter to an editor: its headline, "Cycle lanes
+    # save lives", as any title; a letter over "Dear ...," has none but its subject line, not its sender's name)
 
 
 SALUTATION = re.compile(r"(?m)^[ \t]*(?:(?:Dear|To whom it may concern)\b[^\n]{0,60}|(?:Sir|Madam|Sirs)(?:\s*(?:or|/)"

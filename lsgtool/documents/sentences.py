@@ -123,7 +123,7 @@ def sentence_spans(text: str, start: int = 0, end: int | None = None) -> Iterato
 
 # who is quoted, after the quotation in its line: '"An allotment shouldn't be a ten-year wait." — Priya Raman, site
 # manager'
-ATTRIBUTION = re.compile(r"[—–-]{1,2}[ \t]*[A-Z][\w.'’-]*(?:[ \t]+[A-Z][\w.'’-]*){0,4}(?:,[ \t]*[^\n.!?]{1,60})?")
+ATTRIBUTION = re.compile(r"[—–-]{1,2}[ \t]*[A-Z][\w.'’-]*(?:[ \t]+[A-Z][\w.'’-]*){0,4}(?:,[ \t]*[^\n.!?]{1,60})?\.?")
 
 
 def _attributed(text: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:

@@ -178,11 +178,12 @@ ANAPHOR = re.compile(r"(?:this|these|that|those|such)\b(?!\s+(?:rfc|paper|docume
                      # "It works on pandas ...", "They close at six" (not "It is possible to ...", "It will take
                      # years to ...", which point at what follows: "It will allow up to four homes ..." does not;
                      # not "he" or "she": a story's characters are known from its other picks)
-                     r"|(?:it(?!['’]s\b)(?!\s+(?:is|was|would|will|should|could|may|might|must|seems|seemed|appears|"
+                     # (and after a word of when: "Today it houses the museum", "Later they moved to Leeds"; not
+                     # "Today it is possible to ...")
+                     r"|(?:(?:today|now|nowadays|later|then|since then|soon|still|meanwhile|instead)\s*,?\s+)?"
+                     r"(?:it(?!['’]s\b)(?!\s+(?:is|was|would|will|should|could|may|might|must|seems|seemed|appears|"
                      r"can|has been|had been)\s+(?:[\w-]+,?\s+){0,3}?(?:(?<!\bup )to|that|for|whether|if)\b)|they|them|"
                      r"their)\b"
-                     # after a word of when: "Today it houses the museum", "Later they moved to Leeds"
-                     r"|(?:today|now|nowadays|later|then|since then|soon|still|meanwhile|instead)\s*,?\s+(?:it|they)\b"
                      r"|there(?=,)"  # a place named before: "London ... tells a different story. There, TfL ..."
                      # a fragment that goes on the sentence before: "Not because nurses don't need time off ..."
                      r"|not (?:because|that|only|least|since)\b",
@@ -301,11 +302,11 @@ NUMBER = re.compile(r"^[(\[]?[-+±]?[\d.,:/%]*\d[\d.,:/%]*[)\]]?[.,;:]?$")
 LEADS_IN = (":", "--", "—", "–")  # how a sentence that introduces what follows it ends
 
 
-def worth_showing(shown: str, span: str, led: str = "") -> bool:
+def worth_showing(shown: str, span: str, led: str = "", before: str = "") -> bool:
     """Whether a sentence (``shown``, as the summary would show it; ``span``, as written) reads as something said,
     on its own: not one that ends on a colon or a dash (a bill's "... an operator shall by default--": what it
     introduces is not shown) or goes on into the next list item (``GOES_ON``; ``led``: the line leading into its
-    list, ``_lead_in``), only points elsewhere (``POINTER``, ``SHOWN_IN``, ``HOLDS``, ``SEE_THERE``), is a caption
+    list, ``_lead_in``; ``before``: the line before it), only points elsewhere (``POINTER``, ``SHOWN_IN``, ``HOLDS``, ``SEE_THERE``), is a caption
     (``CAPTION``, an image's), a term's definition (``DEFINED``), credits, a quoted e-mail's header, a signature, a
     company's caveat, an advertisement or a disclosure, a mailing's footer, a leaflet's, a changelog's or a job
     posting's template, a page's running foot (``CREDITS``, ``REPLY``, ``BARS``, ``CAVEAT``, ``SPONSOR``,
@@ -335,7 +336,8 @@ def worth_showing(shown: str, span: str, led: str = "") -> bool:
     going = (item and (GOES_ON.search(shown) or span[item.end():item.end() + 1].islower())
              or not item and CLAUSE.match(span) and GOES_ON.search(shown)) and not (led.rstrip().endswith(":")
                                                                                  and not denied)
-    going = going or item and denied  # an item a lead-in denies says the opposite alone, the list's last one too
+    going = going or item and denied and GOES_ON.search(before) is not None  # the last of the items a lead-in
+    # denies too (after "c. Water ... sump; or": "d. Water ... below the surface of the ground.")
     image = IMAGE.search(span) or ("](" in span and span.count("]") > span.count("["))  # (a piece of) a caption
     return not (shown.rstrip().endswith(LEADS_IN) or going or (pointing and len(words) <= POINTER_WORDS)
                 or CAPTION.match(shown) or listed or symbols or furniture or row or image or _cited(shown)
@@ -351,6 +353,11 @@ def _purposeful(sentence: str) -> bool:
     found = PURPOSE.search(sentence)
     before = sentence[:found.start()] if found else ""
     return found is not None and before.count('"') % 2 == 0 and before.count("“") <= before.count("”")
+
+
+def _line_before(text: str, start: int, reach: int = 500) -> str:
+    """The last line with words before ``start`` (within ``reach`` characters)."""
+    return text[max(0, start - reach):start].rstrip().rpartition("\n")[2]
 
 
 def _lead_in(text: str, start: int, reach: int = 2000) -> str:
@@ -650,7 +657,8 @@ class Extractive:
         eligible = [MIN_WORDS <= len(s.split()) <= MAX_WORDS
                     and substance(s) + (not spoken and STANCE.search(s) is not None) >= SUBSTANCE
                     and not (DISPLAYED.match(text, b) and not ENDED.search(s))  # "... is written" $$ ... $$
-                    and (shouting or c <= SHOUTED * n) and worth_showing(s, text[a:b], _lead_in(text, a))
+                    and (shouting or c <= SHOUTED * n) and worth_showing(s, text[a:b], _lead_in(text, a),
+                                                                                _line_before(text, a))
                     and not any(x <= a < y for x, y in back)
                     for s, (c, n), (a, b) in zip(sentences, capitals, spans)]
         said = [turn and turn.speaker for turn in speakers(text, [a for a, _ in spans], transcript)]

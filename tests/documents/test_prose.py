@@ -240,6 +240,7 @@ def test_a_bare_heading_line_of_plain_text_is_not_glued_to_the_sentence_after_it
     ("Jane Smith\n14 High Street\n\n3 May 2026\n\nDear Sir,\n\nI write about the hedge.", None),
     ("The Letter\n\nShe opened it.\n\nDear Tom,\n\nCome home.", "The Letter"),  # a story that quotes a letter
     ("LIGHT ON THE WATER\nAudio guide script\n\nVroom painted ships like portraits.", "LIGHT ON THE WATER"),
+    ("Cycle lanes save lives\n\nSir,\n\nYour report on the junction was wrong.", "Cycle lanes save lives"),
     ("LIGHT ON THE WATER\nAudio guide script\nGallery 14\n\nVroom painted ships.", None),  # more lines
     ("ACME SUPPLIES LTD\nLeeds LS1 4AB\n\nText.", None),  # an address
     ("LETTERS TO THE EDITOR\nThe Harrowgate Courier, Tuesday 3 November 2026\n\nClosing the Eastfield branch "
@@ -272,6 +273,8 @@ def test_who_is_quoted_after_a_quotation_in_its_line_is_part_of_its_sentence():
     assert [text[a:b] for a, b in sentence_spans(text)][1:] == [
         '"An allotment shouldn\'t be a ten-year wait. A plot left to brambles should go to someone who will grow on '
         'it." — Priya Raman, site manager', '"Go home," she said.', "— and he went."]
+    stopped = '"A plot left to brambles should go to someone else." — Priya Raman, site manager.'
+    assert [stopped[a:b] for a, b in sentence_spans(stopped)] == [stopped]
 
 
 def test_a_transcript_is_told_from_prose_with_a_few_colons():
@@ -921,6 +924,14 @@ def test_declarations_reservations_and_a_mailings_and_a_newspapers_notes_are_nev
         "From Wednesday 1 July, hosepipes and sprinklers will be banned on every allotment site."]
     kept = "I declare that the meeting is open and that the minutes of the last one are approved."
     assert _picked_from(kept) == [kept]  # a declaration of something else
+    from lsgtool.documents.prose import back_matter
+
+    for said in ("Open it in your browser. You should see the welcome page with your name at the top.",
+                 "This statement is true for every even number anyone has checked so far, up to a large bound.",
+                 "View it in a browser: the chart should render with the three series in their own colours."):
+        assert back_matter(said) == [], said  # (the reviewer's: a tutorial's step, a proof's, a chart's)
+    truth = "I believe that the facts stated in this witness statement are true."
+    assert back_matter(truth) == [(0, len(truth))]  # the wording of England's Civil Procedure Rules
 
 
 def test_a_posts_readers_comments_after_its_count_of_them_are_back_matter():
@@ -937,6 +948,8 @@ def test_a_posts_readers_comments_after_its_count_of_them_are_back_matter():
     early = post.replace("---\n\n**12 comments**\n\n", "").replace("# Stop Polling\n\n",
                                                                 "# Stop Polling\n\n**12 comments**\n\n")
     assert back_matter(early) == []  # a count at its top (a forum's thread): what it holds is the text
+    survey = post.replace("**12 comments**", "48 responses")  # a survey's count over its results (the reviewer's)
+    assert back_matter(survey) == [] and back_matter(post.replace("**12 comments**", "## Responses")) == []
 
 
 def test_a_reading_lists_books_and_a_courses_schedule_are_back_matter_wherever_they_stand():
@@ -955,7 +968,13 @@ def test_a_reading_lists_books_and_a_courses_schedule_are_back_matter_wherever_t
                 "research paper is the centrepiece of the course.\n")
     assert back_matter(schedule) == [(0, schedule.index("\n\nThe final"))]  # a schedule's topics, a week a line
     assert back_matter(schedule.replace("Week 3", "Then, in week 3")) == []  # two are no schedule
-    items = ("- Tom Hart, the mayor, opened the bridge (with the council, 2019).\n"
+    guide = ("Week 12: Your baby is the size of a plum.\n\nWeek 13: Your baby's vocal cords are forming.\n\n"
+             "Week 14: Your baby can squint and frown.\n\nUnit 1: Black mould across the bathroom ceiling.\n")
+    assert back_matter(guide) == []  # a pregnancy guide's weeks, an inspection's units: what it says
+    items = ("- Philadelphia, USA introduced Bell's telephone to the public (the Centennial Exposition, 1876).\n"
+             "- Senior Engineer, Acme Robotics Ltd, led the battery team (Cambridge, 2021).\n"
+             "1. Maria Lopez, Treasurer, will present the revised budget (next meeting, 2025).\n"
+             "- Tom Hart, the mayor, opened the bridge (with the council, 2019).\n"
              "- Tom Hart, Mayor of Leeds, spoke at the opening (2019).\n")
     assert back_matter(items) == []
 
@@ -972,6 +991,10 @@ def test_a_lists_items_under_a_lead_in_that_denies_them_are_not_shown_alone_quot
     assert _picked_from(text) == [
         "We have completed our investigation of the water damage to your basement reported in September.",
         "Because the loss falls within these exclusions, Harbourline denies your claim in full."]
+    steps = ("If you do not receive a code within five minutes, try the following:\n\n"
+             "- Ask for a new code by choosing the button that says send again.\n"
+             "- Check your spam folder for a message from the bank's security team.\n")
+    assert len(_picked_from(steps)) == 2  # (the reviewer's: a lead-in's "do not" in its condition denies no item)
     granted = text.replace("The policy's exclusions state that we do not insure", "The policy states that we insure")
     assert "Water or water-borne material below the surface of the ground." in " ".join(_picked_from(granted))
 
@@ -1194,6 +1217,10 @@ def test_a_forms_labelled_lines_are_fields_not_a_transcripts_turns():
     assert not is_transcript(syllabus)
     talk = syllabus.replace("Electronic devices:", "Instructor:")  # one of them speaks again: turns
     assert is_transcript(talk)
+    panel = ("Chair: Let us begin with the budget for next year.\nTreasurer: We are four thousand pounds short.\n"
+             "Head Teacher: The roof repairs cannot wait another winter.\nGovernor Lee: I would like a second quote.\n"
+             "Parent Rep: Parents asked about the breakfast club.\nStaff Rep: Staff support the repairs first.\n")
+    assert is_transcript(panel)  # six speakers, once each, in sentences: a panel's turns, not a form's fields
     assert [readable(syllabus[a:b]) for a, b in prose_sentences(syllabus)][-1] == \
         "Electronic devices: Laptops may be used for note-taking."
 

@@ -439,6 +439,16 @@ def test_pdf_outline_chapters_begin_at_their_headings_not_at_the_top_of_their_pa
     assert three.text.startswith("Part Three: The Mill\n\nThe mill closed")
     met = document.text.index("met the traders")
     assert document.pages == [0, met] and document.place(three.start).page == 2
+    listed = pymupdf.open()  # a contents list above the sections on their page names them first
+    listed.new_page().insert_text((40, 72), "\n".join(["Report", "Contents", "Introduction", "Methods", "Results", "",
+                                                       "Introduction", "We counted the birds on the estuary.",
+                                                       "Methods", "Each count took an hour at low tide."]))
+    listed.new_page().insert_text((40, 72), "Results\nThe counts rose by a third over the decade.")
+    listed.set_toc([[1, "Introduction", 1], [1, "Methods", 1], [1, "Results", 2]])
+    found = read_bytes(listed.tobytes(), "report.pdf", ".pdf").chapters
+    assert [c.text.split("\n\n")[-1] for c in found] == ["We counted the birds on the estuary.",
+                                                          "Each count took an hour at low tide.",
+                                                          "The counts rose by a third over the decade."]
 
 
 def test_pdf_a_title_groff_wrote_with_a_named_character_reads_as_its_page_shows_it():
@@ -447,6 +457,8 @@ def test_pdf_a_title_groff_wrote_with_a_named_character_reads_as_its_page_shows_
     pdf.new_page().insert_text((72, 72), "Revenue rose by eight per cent to 412 million pounds in the year.")
     pdf.set_metadata({"title": "Northcape Foods plc [em] Annual Report 2025"})
     assert read_bytes(pdf.tobytes(), "annual.pdf", ".pdf").title == "Northcape Foods plc — Annual Report 2025"
+    pdf.set_metadata({"title": "Estuary Water Quality [en]"})  # a language's tag, not groff's en dash
+    assert read_bytes(pdf.tobytes(), "estuary.pdf", ".pdf").title == "Estuary Water Quality [en]"
 
 
 def test_pdf_a_heading_after_a_sentence_that_fills_its_line_is_a_paragraph_of_its_own():
