@@ -461,11 +461,17 @@ def test_pdf_a_title_groff_wrote_with_a_named_character_reads_as_its_page_shows_
     assert read_bytes(pdf.tobytes(), "estuary.pdf", ".pdf").title == "Estuary Water Quality [en]"
 
 
+def _page_of(lines: list[str], name: str) -> str:
+    """The text lsgtool reads from a one-page PDF of ``lines`` set in 9 pt."""
+    pymupdf = pytest.importorskip("pymupdf")
+    pdf = pymupdf.open()
+    pdf.new_page().insert_text((40, 72), "\n".join(lines), fontsize=9)
+    return read_bytes(pdf.tobytes(), name, ".pdf").text
+
+
 def test_pdf_a_heading_after_a_sentence_that_fills_its_line_is_a_paragraph_of_its_own():
     """A short line that ends no sentence after a line that does is a heading over what follows, not the end of the
     paragraph above ("... ejection fraction. Secondary Diagnoses")."""
-    pymupdf = pytest.importorskip("pymupdf")
-    pdf = pymupdf.open()
     lines = ["The patient was admitted with breathlessness and swollen ankles over two weeks before",
              "and was treated for acute heart failure with a reduced ejection fraction of twenty-five.",
              "Secondary Diagnoses",
@@ -473,8 +479,7 @@ def test_pdf_a_heading_after_a_sentence_that_fills_its_line_is_a_paragraph_of_it
              "Estimate the half-life of the compound at 330 K and explain your reasoning. [8 marks]",
              "Section B (60 marks)",
              "Answer two of the three questions in this section, each on a new page of the booklet."]
-    pdf.new_page().insert_text((40, 72), "\n".join(lines), fontsize=9)
-    text = read_bytes(pdf.tobytes(), "discharge.pdf", ".pdf").text
+    text = _page_of(lines, "discharge.pdf")
     assert "twenty-five.\n\nSecondary Diagnoses\n\nAcute kidney" in text
     assert "[8 marks]\n\nSection B (60 marks)\n\nAnswer two" in text
 
@@ -483,8 +488,6 @@ def test_pdf_headings_and_a_bullet_on_its_own_line_are_paragraphs_of_their_own()
     """A typeset heading ends no sentence: it was glued to the paragraph under it ("What it is Amoxicillin is an
     antibiotic."); a bullet on a line of its own goes with its item; a word hyphenated at a line's end is joined,
     and the short line it ends still ends its paragraph."""
-    pymupdf = pytest.importorskip("pymupdf")
-    pdf = pymupdf.open()
     lines = ["Package leaflet: Information for the patient",
              "Read all of this leaflet carefully before you start taking this medicine because it contains",
              "important information for you.",
@@ -497,8 +500,7 @@ def test_pdf_headings_and_a_bullet_on_its_own_line_are_paragraphs_of_their_own()
              "body.",
              "How to take it",
              "Always take this medicine exactly as your doctor has told you, with a glass of water and food."]
-    pdf.new_page().insert_text((40, 72), "\n".join(lines), fontsize=9)
-    paragraphs = read_bytes(pdf.tobytes(), "leaflet.pdf", ".pdf").text.split("\n\n")
+    paragraphs = _page_of(lines, "leaflet.pdf").split("\n\n")
     assert paragraphs[2][:2] in ("\u2022 ", "\u00b7 ")  # the base font draws the bullet as a middle dot
     assert [paragraphs[0], paragraphs[1], paragraphs[2][2:], *paragraphs[3:]] == [
         "Package leaflet: Information for the patient",
