@@ -813,20 +813,22 @@ BOILERPLATE = re.compile(r"[ \t>]*(?:\*\*|__)?(?:(?:confidentiality|privacy) (?:
                          # in your browser", a newspaper's note under its letters
                          r"[ \t>]*(?:\*\*|__)?statement of truth\b|[ \t>]*this (?:witness )?statement\b[^.]{0,80}?\bis "
                          r"true to the best of (?:my|our) knowledge|[ \t>]*I believe that the facts stated in this "
-                         r"(?:witness )?statement are true|[ \t>]*I\b[^.]{0,80}?\b(?:certify|declare|affirm)\b[^.]{0,40}?\b(?:under penalty of "
-                         r"perjury|that the (?:above|foregoing|information|facts|contents)\b[^.]{0,60}?\b(?:is|are) true)|"
+                         r"(?:witness )?statement are true|[ \t>]*I\b[^.]{0,80}?\b(?:certify|declare|affirm)\b"
+                         r"[^.]{0,40}?\b(?:under penalty of perjury|that the (?:above|foregoing|information|facts|"
+                         r"contents)\b[^.]{0,60}?\b(?:is|are) true)|"
                          r"[ \t>]*nothing in this (?:letter|e-?mail|notice|communication)\b[^.]{0,30}?\b(?:waives?|"
-                         r"constitutes? a waiver)\b|[ \t>]*(?:having trouble (?:reading|viewing) this (?:e-?mail|message|"
-                         r"newsletter)|(?:view|read|open) this (?:e-?mail|message|newsletter) (?:online|in (?:your|a) "
-                         r"(?:web )?browser))|[ \t>]*letters (?:may|will) be (?:edited|shortened)\b)",
+                         r"constitutes? a waiver)\b|[ \t>]*(?:having trouble (?:reading|viewing) this "
+                         r"(?:e-?mail|message|newsletter)|(?:view|read|open) this (?:e-?mail|message|newsletter) "
+                         r"(?:online|in (?:your|a) (?:web )?browser))|[ \t>]*letters (?:may|will) be (?:edited|shortened)\b)",
                          re.IGNORECASE)
 
 
 # a course's schedule, a line a week or a session: "Week 2 (Jan 21): Africa and Europe before 1450." (its topics'
 # titles, which a summary of the course sums up, not lists)
 SCHEDULE = re.compile(r"[ \t]*(?:[-*+•][ \t]+)?(?:\*\*|__)?(?:Week|Session|Lecture|Class|Module|Unit|Seminar)[ \t]+"
-                      r"\d{1,2}[ \t]+\((?:[A-Z][a-z]{2,8}\.?[ \t]+\d{1,2}|\d{1,2}[/.]\d{1,2})[^)\n]{0,30}\)(?:\*\*|__)?:",
-                      re.IGNORECASE)  # (its dates in brackets: not a pregnancy guide's "Week 13: Your baby's ...")
+                      r"\d{1,2}[ \t]+\((?:[A-Z][a-z]{2,8}\.?[ \t]+\d{1,2}|\d{1,2}[/.]\d{1,2})[^)\n]{0,30}\)"
+                      r"(?:\*\*|__)?:", re.IGNORECASE)  # (its dates in brackets: not a pregnancy guide's "Week 13:
+# Your baby's ...")
 SCHEDULE_ROWS = 3  # this many in a row
 
 
@@ -912,8 +914,8 @@ def back_chapter(title: str | None, closing: bool = False) -> bool:
 
 
 # a book's last pages (not a chapter called "About Time" or "More from Less")
-ALSO = re.compile(r"about the (?:authors?|illustrators?)|(?:also|other (?:books|titles)|more (?:books|titles)) (?:by|from) "
-                  r".{1,60}", re.IGNORECASE)
+ALSO = re.compile(r"about the (?:authors?|illustrators?)|(?:also|other (?:books|titles)|more (?:books|titles)) "
+                  r"(?:by|from) .{1,60}", re.IGNORECASE)
 
 
 def asides(text: str, transcript: bool | None = None) -> list[tuple[int, int]]:

@@ -223,10 +223,10 @@ def _words(element) -> int:
 def furniture(body) -> list:
     """The elements inside ``body`` that are a site's furniture rather than its text, outermost first: a role in
     ``ROLES``, a wiki's furniture (``WIKI``: any element), a class in ``NAMED`` (not an id: ``<section
-    id="comments">`` is a documentation page's section on comments; but a side column's, ``SIDE_ID``), a picture's caption (``_pictured``), a row of
-    links that holds no heading, table or code; none inside a table or code, and never more than a quarter
-    (``MOST``) of the words in all, but a page's comments (``DISCUSSION``) all; none of them where they are more
-    than half (``THREAD``) of its words: a thread's."""
+    id="comments">`` is a documentation page's section on comments; but a side column's, ``SIDE_ID``), a picture's
+    caption (``_pictured``), a row of links that holds no heading, table or code; none inside a table or code, and
+    never more than a quarter (``MOST``) of the words in all, but a page's comments (``DISCUSSION``) all; none of them
+    where they are more than half (``THREAD``) of its words: a thread's."""
     total = _words(body)
     heading = next((el for tag in SECTIONS[:3] for el in body.iter(tag)), None)  # the title: never furniture
     kept = set() if heading is None else {heading, *heading.iterancestors()}
@@ -249,8 +249,8 @@ def furniture(body) -> list:
         if words > left and not comment:
             continue
         named = wiki or element.get("role") in ROLES or NAMED.search(element.get("class") or "") is not None \
-            or comment or "signature" in (element.get("class") or "").split() or _pictured(element)  # (a forum post's; not
-        # a firm's "signature-projects")
+            or comment or "signature" in (element.get("class") or "").split() or _pictured(element)  # (a forum
+        # post's; not a firm's "signature-projects")
         if named or element.tag in ROWS and 0 < words <= LINKED_WORDS \
                 and next(element.iter(*SECTIONS, *CODE, "table"), None) is None \
                 and _linked(element) >= LINKED_SHARE * words:

@@ -306,8 +306,9 @@ def worth_showing(shown: str, span: str, led: str = "", before: str = "") -> boo
     """Whether a sentence (``shown``, as the summary would show it; ``span``, as written) reads as something said,
     on its own: not one that ends on a colon or a dash (a bill's "... an operator shall by default--": what it
     introduces is not shown) or goes on into the next list item (``GOES_ON``; ``led``: the line leading into its
-    list, ``_lead_in``; ``before``: the line before it), only points elsewhere (``POINTER``, ``SHOWN_IN``, ``HOLDS``, ``SEE_THERE``), is a caption
-    (``CAPTION``, an image's), a term's definition (``DEFINED``), credits, a quoted e-mail's header, a signature, a
+    list, ``_lead_in``; ``before``: the line before it), only points elsewhere (``POINTER``, ``SHOWN_IN``,
+    ``HOLDS``, ``SEE_THERE``), is a caption (``CAPTION``, an image's), a term's definition (``DEFINED``), credits, a
+    quoted e-mail's header, a signature, a
     company's caveat, an advertisement or a disclosure, a mailing's footer, a leaflet's, a changelog's or a job
     posting's template, a page's running foot (``CREDITS``, ``REPLY``, ``BARS``, ``CAVEAT``, ``SPONSOR``,
     ``MAILING``, ``LEAFLET``, ``CHANGELOG``, ``HIRING``, ``PAGE_FOOT``), a short greeting,

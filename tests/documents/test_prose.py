@@ -953,8 +953,9 @@ def test_a_posts_readers_comments_after_its_count_of_them_are_back_matter():
 
 
 def test_a_reading_lists_books_and_a_courses_schedule_are_back_matter_wherever_they_stand():
-    """A syllabus's weekly schedule ("Week 2 (Jan 21): Africa and Europe before 1450.") and its required texts ("- John K. Thornton, *A Cultural History ...* (Cambridge University Press,
-    2012).", the title in italics or not, as Word's text has it) had been picked as its summary's sentences; a
+    """A syllabus's weekly schedule ("Week 2 (Jan 21): Africa and Europe before 1450.") and its required texts
+    ("- John K. Thornton, *A Cultural History ...* (Cambridge University Press, 2012).", the title in italics or not, as
+    Word's text has it) had been picked as its summary's sentences; a
     list's item about a person and a year is no book."""
     from lsgtool.documents.prose import back_matter
 
