@@ -819,7 +819,8 @@ BOILERPLATE = re.compile(r"[ \t>]*(?:\*\*|__)?(?:(?:confidentiality|privacy) (?:
                          r"[ \t>]*nothing in this (?:letter|e-?mail|notice|communication)\b[^.]{0,30}?\b(?:waives?|"
                          r"constitutes? a waiver)\b|[ \t>]*(?:having trouble (?:reading|viewing) this "
                          r"(?:e-?mail|message|newsletter)|(?:view|read|open) this (?:e-?mail|message|newsletter) "
-                         r"(?:online|in (?:your|a) (?:web )?browser))|[ \t>]*letters (?:may|will) be (?:edited|shortened)\b)",
+                         r"(?:online|in (?:your|a) (?:web )?browser))|"
+                         r"[ \t>]*letters (?:may|will) be (?:edited|shortened)\b)",
                          re.IGNORECASE)
 
 
