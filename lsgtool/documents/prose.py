@@ -820,7 +820,9 @@ BOILERPLATE = re.compile(r"[ \t>]*(?:\*\*|__)?(?:(?:confidentiality|privacy) (?:
                          r"constitutes? a waiver)\b|[ \t>]*(?:having trouble (?:reading|viewing) this "
                          r"(?:e-?mail|message|newsletter)|(?:view|read|open) this (?:e-?mail|message|newsletter) "
                          r"(?:online|in (?:your|a) (?:web )?browser))|"
-                         r"[ \t>]*letters (?:may|will) be (?:edited|shortened)\b)",
+                         r"[ \t>]*letters (?:may|will) be (?:edited|shortened)\b|"
+                         r"[ \t>]*considered and decided by\b)",  # (and a court's panel: "Considered and decided by
+                         # Reyes, Presiding Judge; ...")
                          re.IGNORECASE)
 
 

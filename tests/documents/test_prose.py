@@ -932,6 +932,8 @@ def test_declarations_reservations_and_a_mailings_and_a_newspapers_notes_are_nev
         assert back_matter(said) == [], said  # (the reviewer's: a tutorial's step, a proof's, a chart's)
     truth = "I believe that the facts stated in this witness statement are true."
     assert back_matter(truth) == [(0, len(truth))]  # the wording of England's Civil Procedure Rules
+    panel = "Considered and decided by Reyes, Presiding Judge; Okafor, Judge; and Lindqvist, Judge."
+    assert back_matter(panel) == [(0, len(panel))]  # a court's panel, once "OPINION" under it is a heading
 
 
 def test_a_posts_readers_comments_after_its_count_of_them_are_back_matter():
