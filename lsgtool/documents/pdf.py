@@ -279,28 +279,37 @@ def _bounds(toc: list, pages: list[list[str]]) -> list[tuple[str | None, int, in
     begins half-way down a page), else at the top of the page, as an outline names only the page; an entry not after
     the one before it is dropped."""
     bounds: list[tuple[str | None, int, int]] = []
+    names = {_plain(name) for _, name, _ in toc}
     for level, name, page in toc:
         p = page - 1
         if level != 1 or not 0 <= p < len(pages) or bounds and p < bounds[-1][1]:
             continue
         lowest = bounds[-1][2] + 1 if bounds and bounds[-1][1] == p else 0
-        line = _heading_line(pages[p], name, lowest)
+        line = _heading_line(pages[p], name, lowest, names)
         if line is None and lowest:
             continue  # a second section on the page whose heading is not found: the page is the first's
         bounds.append((name.strip(), p, line or 0))
     return bounds
 
 
-def _heading_line(lines: list[str], name: str, lowest: int) -> int | None:
-    """The last of ``lines`` from ``lowest`` that is the heading ``name`` (the same words, or the first line of
-    them where the heading wraps), if any (a contents list above the sections on their page names them first)."""
-    wanted = " ".join(name.split()).casefold()
-    found = None
-    for i in range(lowest, len(lines)):
-        line = " ".join(lines[i].split()).casefold()
-        if line == wanted or len(line) >= max(8, len(wanted) // 2) and wanted.startswith(line):
-            found = i
-    return found
+def _heading_line(lines: list[str], name: str, lowest: int, names: set[str]) -> int | None:
+    """The first of ``lines`` from ``lowest`` that is the heading ``name`` (the same words, or the first line of
+    them where the heading wraps) and not an entry of a contents list (the line after it another entry's, of
+    ``names``, with its page number or not: a contents list above the sections on their page names them first);
+    else the last such line, if any."""
+    wanted = _plain(name)
+    found = [i for i in range(lowest, len(lines)) if (line := _plain(lines[i])) == wanted
+             or len(line) >= max(8, len(wanted) // 2) and wanted.startswith(line)]
+    listed = {i for i in found if i + 1 < len(lines) and ({_plain(lines[i + 1]), _plain(LEADER.sub("", lines[i + 1]))}
+                                                           & (names - {wanted}))}
+    return next((i for i in found if i not in listed), found[-1] if found else None)
+
+
+LEADER = re.compile(r"(?:\s*[.·…]{2,}\s*|\s+)\d+\s*$")  # a contents entry's page number, after dots or not
+
+
+def _plain(line: str) -> str:
+    return " ".join(line.split()).casefold()
 
 
 def _notes(pages: int, counts: dict[str, int], footnotes: int = 0) -> list[str]:

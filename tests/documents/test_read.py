@@ -449,6 +449,12 @@ def test_pdf_outline_chapters_begin_at_their_headings_not_at_the_top_of_their_pa
     assert [c.text.split("\n\n")[-1] for c in found] == ["We counted the birds on the estuary.",
                                                           "Each count took an hour at low tide.",
                                                           "The counts rose by a third over the decade."]
+    from lsgtool.documents.pdf import _heading_line
+
+    names = {"introduction", "methods"}
+    assert _heading_line(["Contents", "Introduction", "Methods .... 2", "Introduction", "We counted."],
+                         "Introduction", 0, names) == 3  # a contents list's entry, its page number after dots
+    assert _heading_line(["Introduction", "We counted.", "Introduction"], "Introduction", 0, names) == 0  # its foot
 
 
 def test_pdf_a_title_groff_wrote_with_a_named_character_reads_as_its_page_shows_it():
