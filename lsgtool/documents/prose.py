@@ -861,7 +861,7 @@ def back_matter(text: str, transcript: bool | None = None) -> list[tuple[int, in
     of boilerplate (``BOILERPLATE``: "CONFIDENTIALITY NOTICE: This email ...", a slip opinion's notice, a story's
     correction)."""
     found = [(m.start(), m.end()) for m in PARAGRAPH.finditer(text)
-             if BOILERPLATE.match(m.group(), RULED.match(m.group()).end() if RULED.match(m.group()) else 0)]
+             if BOILERPLATE.match(m.group(), ruled.end() if (ruled := RULED.match(m.group())) else 0)]
     found += [(m.start(), m.end()) for m in REFERENCE.finditer(text) if len(m.group().split()) <= REFERENCE_WORDS]
     found += [(m.start(), m.end()) for m in BOOK_ENTRY.finditer(text)]
     found += _schedule(text)

@@ -333,10 +333,10 @@ def worth_showing(shown: str, span: str, led: str = "", before: str = "") -> boo
     # "We will not pay for loss:"; not "2.3 million households lost power."), unless that sentence (``led``: the
     # paragraph that leads into the list) says what the items are and does not deny them ("Under the plan, the state
     # will:" over "- Provide $180 million ...;"; not "It is an offence to:", "The policy excludes loss:")
-    denied = led.rstrip().endswith(":") and DENIED.search(led) is not None
+    leading = led.rstrip().endswith(":")
+    denied = leading and DENIED.search(led) is not None
     going = (item and (GOES_ON.search(shown) or span[item.end():item.end() + 1].islower())
-             or not item and CLAUSE.match(span) and GOES_ON.search(shown)) and not (led.rstrip().endswith(":")
-                                                                                 and not denied)
+             or not item and CLAUSE.match(span) and GOES_ON.search(shown)) and not (leading and not denied)
     going = going or item and denied and GOES_ON.search(before) is not None  # the last of the items a lead-in
     # denies too (after "c. Water ... sump; or": "d. Water ... below the surface of the ground.")
     image = IMAGE.search(span) or ("](" in span and span.count("]") > span.count("["))  # (a piece of) a caption
