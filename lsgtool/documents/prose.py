@@ -148,9 +148,10 @@ SOUND = re.compile(r"[\[(](?:laughs?|laughing|laughter|chuckles?|chuckling|giggl
 
 BARE_WORDS = 12  # a bare heading's most words
 # a heading's label: "Item 7. Management's Discussion and Analysis of Financial Condition and Results of Operations"
-# (a 10-K's), "Article IV. ...": such a heading in title case may be longer
-LABELLED = re.compile(r"(?:Item|Part|PART|Section|Article|ARTICLE|Chapter|CHAPTER)\s+(?:\d{1,3}[A-Z]?|[IVXLC]+)\."
-                      r"(?:\s|$)")
+# (a 10-K's), "Article IV. ...", or a numbered label and a dash: an audio guide's "STOP 101 — Hendrick Vroom, "The
+# Return of the Second Expedition to the East Indies," 1599 (Gallery 14)": such a heading in title case may be longer
+LABELLED = re.compile(r"(?:(?:Item|Part|PART|Section|Article|ARTICLE|Chapter|CHAPTER)\s+(?:\d{1,3}[A-Z]?|[IVXLC]+)\."
+                      r"(?:\s|$)|[A-Z][A-Za-z]{1,11}\s+\d{1,4}[A-Z]?\s+[—–-]\s)")
 LABELLED_WORDS = 24
 BARE_SHARE = 0.6  # and most characters, a share of the text's longest line
 ENDED = re.compile(r"[.!?;:,…][\"'”’)\]]*$")  # a line ending as a sentence or a clause does

@@ -183,6 +183,14 @@ def test_a_bare_heading_line_of_plain_text_is_not_glued_to_the_sentence_after_it
                               "Operations", "Section 5 of the Principal Act is amended by inserting after subsection "
                               "(2) the following subsection")  # not a title: a sentence going on
     assert [amending[a:b][:9] for a, b in prose_sentences(amending)][0] == "Section 5"
+    guide = ('Welcome to the exhibition.\n\nSTOP 105 — Willem van de Velde the Younger, "The Cannon Shot," c. 1680 '
+             "(Gallery 16)\nThis is the masterpiece of the exhibition, on loan from the Rijksmuseum in Amsterdam. Willem "
+             "van de Velde the Younger shows a warship firing a salute in a dead calm, its smoke rolling across the "
+             "water.\n")
+    assert [guide[a:b][:11] for a, b in prose_sentences(guide)][:2] == ["Welcome to ", "This is the"]  # a numbered stop's
+    road = guide.replace("STOP 105 — Willem van de Velde the Younger", "Route 66 — the road west that my grandfather "
+                         "took in the summer of 1951 with a")  # a sentence going on is no heading
+    assert [road[a:b][:8] for a, b in prose_sentences(road)][:2] == ["Welcome ", "Route 66"]
     assert [PAPER[a:b] for a, b in prose_sentences(PAPER)] == [
         "Nowadays the design of efficient models for long texts remains an open challenge.",
         "Transformers are quadratic.", "Sparse attention patterns extend the context of encoder-decoder models."]
