@@ -1272,7 +1272,8 @@ INLINE = [
     (re.compile(r"\s?\[(?:[^\[\]@]*\s)?-?@[\w:.-]+(?:[;,][^\[\]]*)?\]"), ""),
     (re.compile(r"!\[([^\]]*)\]\([^)]*\)"), ""),  # an image
     (re.compile(r"\[([^\]]+)\]\((?:[^()]|\([^)]*\))*\)"), r"\1"),  # [text](url)
-    (re.compile(r"\[([^\]]+)\]\[[^\]]*\]"), r"\1"),  # [text][ref]
+    # [text][ref] (not against a word: a rate law's "k[I-][S2O8]", an array's "grid[i][j]")
+    (re.compile(r"(?<![\w\])])\[([^\]]+)\]\[[^\]]*\]"), r"\1"),
     (re.compile(r"\[\^[^\]]+\]"), ""),  # a footnote marker [^1]
     # a reStructuredText link `text`_ or `text <url>`_
     (re.compile(r"(?<!`)`(?=[^\s`])([^`\n]+?)(?:\s*<[^<>`\n]*>)?`_{1,2}(?!\w)"), r"\1"),

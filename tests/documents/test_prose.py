@@ -79,6 +79,9 @@ def test_a_transcript_reads_each_turn_on_its_own():
     ("![a plot](plot.png) The curve rises [3].", "The curve rises."),
     ("> 1. quoted *item* with snake_case_name and 2 * 3 * 4", "quoted item with snake_case_name and 2 * 3 * 4"),
     ("See <https://example.org> and [docs][ref].", "See https://example.org and docs."),
+    # brackets against a word are no reference link: a rate law's concentrations, an array's indices
+    ("The rate law is rate = k[I-][S2O8], so grid[i][j] holds it.", "The rate law is rate = k[I-][S2O8], so grid[i][j] "
+     "holds it."),
     ("It is used in Transformer-XL [7]. [19] propose a masked block.",  # a sentence the splitter did not end:
      "It is used in Transformer-XL. [19] propose a masked block."),  # "[19]" is who proposes
     # code keeps what it is written with: no emphasis inside it, no link taken across two code spans
