@@ -89,7 +89,12 @@ STAMP = r"\[?((?:\d{1,2}:)?\d{1,2}:\d{2})(?:[.,]\d+)?\]?"  # a time said before 
 # (not a label: a manual's "IMPORTANT:", "Note:"; an interview's or a FAQ's "Q:" and "A:" are its speakers)
 NOTICES = "note|nb|important|warning|caution|tip"  # a manual's labels (also not shown: ``LABELS``)
 LEVELS = "info|warn|error|err|debug|trace|fatal|critical"  # and a log's: "[09:14] INFO: worker 3 started"
-LABEL = rf"(?i:{NOTICES}|hint|attention|danger|notice|example|step \d+|{LEVELS})\s*:"
+# a how-to's step, in figures or words ("Step two: unscrew the shroud"), "One tip:", and a spoken line's opening words
+# ("So that's it: water off, ..."): no one's name
+COUNTED = r"(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)"
+OPENERS = r"(?:so|and|but|now|well|okay|ok|then|just|remember|here's|that's|it's)\b[^:\n]{0,40}"
+LABEL = rf"(?i:(?:(?:one|another|a|final|quick|pro|top|bonus|last|my) )?(?:{NOTICES}|hint)|attention|danger|notice|" \
+        rf"example|(?:step|stage|phase|tip) {COUNTED}|{OPENERS}|{LEVELS})\s*:"
 TURN = re.compile(rf"\s*(?:{STAMP}\s+)?(?:Q\d{{1,3}}\.\s+)?(?:\[\d{{3,}}\]\s+)?(?!{LABEL})"
                   rf"([A-Z][\w.'’ —–-]{{0,60}}?(?:\s\((?!\d{{1,2}}:\d{{2}})[^()\n:]{{1,60}}\))*)\s*(?:\({STAMP}\))?:"
                   rf"\s+(?=\S)")
@@ -486,10 +491,15 @@ FIELD_PIECE = re.compile(r"\s*[^\W\d_][\w ]{0,30}:\s*\S[^:]{0,60}(?<![.!?])$")  
 
 
 # a line before a transcript's first turn that is a note on the transcript: "Transcript generated automatically."
-TRANSCRIBED = re.compile(r"\btranscri(?:pt|bed|ption)\b", re.IGNORECASE)
-# a transcript's header's labels: "TRANSCRIPT: MAYORAL DEBATE, ...", "Date: 14 October", "Location: Rosewood Hall"
-HEADER_LABEL = re.compile(r"(?i:transcript|participants|present|attendees|in attendance|date|location|venue|time|"
-                          r"place|subject|topic|event|recorded|source|title)")  # (not a "Host:", who speaks)
+# (or a call centre's "This call was recorded for training and quality purposes.")
+TRANSCRIBED = re.compile(r"\btranscri(?:pt|bed|ption)\b|\b(?:call|conversation|session|interview)s? (?:is|are|was|"
+                         r"were|may be|will be|might be) (?:being )?(?:recorded|monitored)\b", re.IGNORECASE)
+# a transcript's header's labels: "TRANSCRIPT: MAYORAL DEBATE, ...", "Date: 14 October", "Location: Rosewood Hall",
+# a call's "Agent: Thomas Reilly (ID 4471)", "Customer: Mrs. Gwen Ashdown, account 7730-2281-09" (who speak by name)
+HEADER_LABEL = re.compile(r"(?i:transcript(?:ion)?|participants|present|attendees|in attendance|date|location|venue|time|"
+                          r"place|subject|topic|event|recorded|source|title|agent|customer|caller|account(?: number)?|"
+                          r"(?:case|ticket|call) (?:number|id|reference)|reference|duration|queue|channel)")
+# (not a "Host:", who speaks)
 # a play's parts, each on a line of its own: "SCENE TWO", "ACT I", "END OF PLAY", "CURTAIN" (no one's words)
 PLAY_PART = re.compile(r"(?:(?:ACT|SCENE)\s+(?:[IVX]+|\d+|[A-Z]+)\.?|END OF (?:PLAY|SCENE|ACT)|CURTAIN|BLACKOUT|"
                        r"INTERVAL|INTERMISSION)\.?")

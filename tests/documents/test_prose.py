@@ -1218,6 +1218,40 @@ def test_a_transcripts_title_in_capitals_over_its_header_and_a_note_on_it_is_its
     assert all("Hosted" not in text[a:b] for turn in turns(text) for a, b in turn.pieces)
 
 
+def test_a_calls_header_fields_and_recording_notice_are_no_ones_turn():
+    """A call centre's transcript: "Agent: Thomas Reilly (ID 4471)" and "Customer: Mrs. Gwen Ashdown, account ..."
+    above the turns had been the summary's first "turn", glued to "This call was recorded for ..." under it."""
+    from lsgtool.documents.prose import turns
+
+    text = ("CALL TRANSCRIPT\nCall ID: BW-118273\nAgent: Thomas Reilly (ID 4471)\nCustomer: Mrs. Gwen Ashdown, account "
+            "7730-2281-09\nTranscription: automatic, reviewed by QA\nThis call was recorded for training and quality "
+            "purposes.\n\n[14:12:03] Thomas: Good afternoon, you're through to Brightwave Energy.\n"
+            "[14:12:33] Gwen: I've had a bill for £1,146 for the last three months.\n"
+            "[14:13:49] Thomas: Your smart meter stopped sending readings to us in February.\n"
+            "[14:14:02] Gwen: So the bill is only an estimate?\n")
+    found = turns(text)
+    assert [turn.speaker for turn in found] == ["Thomas", "Gwen", "Thomas", "Gwen"]
+    assert all("Agent" not in text[a:b] and "recorded" not in text[a:b] for turn in found for a, b in turn.pieces)
+    talk = text[text.index("[14"):].replace("Thomas:", "Agent:").replace("Gwen:", "Customer:")  # roles that speak
+    assert [turn.speaker for turn in turns(talk)] == ["Agent", "Customer", "Agent", "Customer"]
+
+
+def test_a_how_tos_step_and_a_spoken_opening_are_no_speakers_names():
+    """A video's captions: "Step two: unscrew the chrome shroud" made "Step two" a speaker, and the summary put
+    "Step two:" before a later cue's sentence (a step that is not step two); "One tip:" and "So that's it:" too."""
+    from lsgtool.documents.prose import prose_sentences, readable
+
+    cues = ["Today we're replacing the cartridge in a dripping kitchen tap.", "Step two: unscrew the chrome shroud.",
+            "Now you can see the cartridge under a brass nut.", "One tip: if it still drips, replace the tap.",
+            "So that's it: water off, lever off, and put it all back."]
+    text = "WEBVTT\n\n" + "".join(f"00:00:{4 * k:02d}.000 --> 00:00:{4 * k + 4:02d}.000\n{cue}\n\n"
+                                   for k, cue in enumerate(cues))
+    shown = [readable(text[a:b], spoken=True) for a, b in prose_sentences(text)]
+    assert "Step two: unscrew the chrome shroud." in shown and "Now you can see the cartridge under a brass nut." in shown
+    assert any(s.startswith("One tip: if it") for s in shown) and any("So that's it" in s or s.startswith("That's it")
+                                                                       for s in shown)
+
+
 def test_a_forms_labelled_lines_are_fields_not_a_transcripts_turns():
     """A syllabus whose lines are mostly "Label: value" was read as a transcript (its paragraphs glued, one line's
     label put before another's sentence); no label is said twice there, as a speaker's is in talk."""
