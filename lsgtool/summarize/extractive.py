@@ -227,7 +227,7 @@ SPONSOR = re.compile(r"\b(?:(?:this (?:episode|show|video|podcast) is )?brought 
                      # a blog's or a review's disclosure: "This post may contain affiliate links.", "As an Amazon
                      # Associate I earn from qualifying purchases.", "We may earn a commission if you buy ..."
                      r"(?:contains?|uses?|includes?) affiliate links\b|\bearn from qualifying purchases\b|"
-                     r"\b(?:we|i) (?:may )?(?:earn|receive|get) (?:a (?:small )?)?(?:commission|share of the "
+                     r"\b(?:we|i) (?:may )?(?:earn|receive|get) (?:an? (?:small )?)?(?:affiliate )?(?:commission|share of the "
                      r"sale)s?\b|"
                      # "Disclosure: I received a free advance copy from the publisher in exchange for an honest review."
                      r"^disclosure:|\b(?:i|we) (?:received|was sent|were sent|was given|were given) (?:a |an )?(?:free "
@@ -262,7 +262,13 @@ MAILING = re.compile(r"\bview (?:this (?:e-?mail|newsletter|message)|it) (?:in|o
                      r"\byou(?:['’]re| are) receiving this (?:e-?mail|newsletter|message)\b|^unsubscribe\b|"
                      r"\b(?:click here|here) to unsubscribe\b|\bunsubscribe (?:here|from (?:this|these|our) (?:list|"
                      r"e-?mails?|newsletters?|mailing))\b|^(?:update|manage) your (?:e-?mail )?(?:preferences|"
-                     r"subscription)", re.IGNORECASE)  # (not "Companies must let customers unsubscribe ...")
+                     r"subscription)|"
+                     # a help desk's footer: "This ticket will be closed automatically after 14 days without a reply."
+                     r"\bthis (?:ticket|case|request) will (?:be )?(?:closed?|resolved?) automatically\b|"
+                     # a letterhead's: "Kestrel Logistics Ltd, Registered in England and Wales No. 04418823."
+                     r"\bregistered in england(?: (?:and|&) wales)?\b|^\W*registered office\s*:|"
+                     r"\bcompany (?:registration )?(?:no\.|number)\s*:?\s*\d", re.IGNORECASE)
+# (not "Companies must let customers unsubscribe ...")
 # a medicine leaflet's template, which every leaflet prints (the EU's QRD template's): "Read all of this leaflet
 # carefully ...", "Like all medicines, this medicine can cause side effects ...", "If you get any side effects, talk
 # to your doctor ..." (a leaflet's summary had been five of them, and not what the medicine treats)
@@ -270,7 +276,7 @@ LEAFLET = re.compile(r"\bread all of this leaflet\b|\bkeep this leaflet\b|\bdo n
                      r"\bif you get any side effects,? talk to\b|\b(?:always )?(?:take|use) this medicine exactly as\b|"
                      r"\blike all medicines,? this medicine can cause side effects\b|\breport side effects directly\b|"
                      r"\bthis includes any possible side effects not listed\b|\bcheck with your (?:doctor|pharmacist)"
-                     r"(?: or (?:pharmacist|nurse))? if you are not sure\b", re.IGNORECASE)
+                     r"(?: or (?:pharmacist|nurse))? if you are not sure\b|\bit may harm them\b", re.IGNORECASE)
 # a greeting or a thanks, and little more: "Thank you, operator, and good afternoon, everyone."
 # (after a "Hi," or "Hi Tom.": "Hi, thanks for taking the question, and congrats on the margin.")
 PLEASANTRY = re.compile(r"(?:(?:hi|hey|hello|yes|yeah|great|sure|okay|ok)(?: \w+)?[,!.] )?"

@@ -502,6 +502,12 @@ def test_a_verse_numbered_bible_is_summarised_without_its_verse_labels(runner, a
     ("Having trouble viewing this email? View it in your browser.", True),
     ("Like all medicines, this medicine can cause side effects, although not everybody gets them.", True),
     ("Read all of this leaflet carefully before you start taking this medicine.", True),  # a leaflet's template
+    ("It may harm them, even if their signs of illness are the same as yours.", True),
+    ("When you buy through links on our site, we may earn an affiliate commission.", True),  # a guide's disclosure
+    ("This ticket will be closed automatically after 14 days without a reply.", True),  # a help desk's footer
+    ("Kestrel Logistics Ltd, Registered in England and Wales No. 04418823.", True),  # a letterhead's
+    ("Registered office: 2 Fenwick Way, Daventry NN11 8QT.", True),
+    ("The firm registered in France in 2019 and moved its office to Lyon a year later.", False),
     ("Velotrex contains ramiprazole, which reduces the acid your stomach makes.", False),
     ("All notable changes to Tidewater are documented in this file.", True),  # a changelog's template
     ("The format is based on Keep a Changelog, and this project adheres to Semantic Versioning.", True),
