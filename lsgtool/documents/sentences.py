@@ -37,6 +37,10 @@ CITED = re.compile(r"(?<=[.!?\"”])(?:\[(?:\d{1,3}|[a-z]|\^[^\]\s]{1,20}|citati
 # the closing marks; set before the end instead (the same characters, so the sentence keeps its span); not a full
 # stop's: "**Async runtime.** Tasks ..." is a run-in heading, read with its sentence
 EMPHASIS_END = re.compile(r"([!?])(\*\*|__|\*|_)(?=\s)")
+# ... and a whole sentence in bold ("**I want to be clear: this is not a cost-cutting exercise.** We expect ..."): a
+# run of BOLD_SENTENCE words or more is no run-in heading
+BOLD = re.compile(r"(\*\*|__)(?=\S)((?:(?!\1)[^\n]){1,400}?)\.\1(?=\s)")
+BOLD_SENTENCE = 6
 # a quotation inside a quotation that both close at a sentence's end ('... eats with them.\'" The parables ...'):
 # syntok reads on through the two marks; the end set after them (the same characters, the same span)
 NESTED_END = re.compile(r"([.!?])(['’][\"”])(?=\s)")
@@ -50,7 +54,11 @@ MISSED_END = re.compile(r"(?<=\d\.\d)\d*\.(?=[ \t]+[A-Z][a-z])|(?<=\d\])\.(?=[ \
                         r"(?<=\s[A-Z])\.(?=[ \t]+(?:The|This|These|That|Those|It|Its|In|Under|On|At|For|From|With|"
                         r"Without|When|While|After|Before|During|Since|We|Our|They|Their|There|Here|But|And|However|"
                         r"Thus|Then|As|If|By|Both|All|Each|No|Not)\b)|"
-                        r"\b[\w.+-]+@[\w-]+(?:\.[\w-]+)*\.[a-z]{2,}\.(?=[ \t]+[A-Z][a-z])")  # "... at help@shop.co.uk. Please"
+                        r"\b[\w.+-]+@[\w-]+(?:\.[\w-]+)*\.[a-z]{2,}\.(?=[ \t]+[A-Z][a-z])|"  # "... at help@shop.co.uk. Please"
+                        # a time's "a.m." or "p.m." before a sentence ("... by email at 7 a.m. Didn't even ..."; not
+                        # "7 a.m. Monday", "9 a.m. Eastern")
+                        r"(?<=\d[ \t][ap]\.m)\.(?=[ \t]+(?!(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun|Jan|Feb|Mar|Apr|May|Jun|Jul|"
+                        r"Aug|Sep|Oct|Nov|Dec|Eastern|Pacific|Central|Mountain|Atlantic|Local)[a-z]*\b)[A-Z][a-z])")
 # inline code on one line ("`T: ?Sized`", "`a.b()`"), not a pair of quotation marks written as backticks
 # ("``Hello,'' he said."): its punctuation ends no sentence
 CODE = re.compile(r"(?<!`)`(?=\S)[^`\n]{1,80}?(?<=\S)`(?!`)")
@@ -99,7 +107,10 @@ def sentence_spans(text: str, start: int = 0, end: int | None = None) -> Iterato
     part = CITED.sub(lambda m: " " * len(m.group()), ET_AL.sub("_", text[start:end]))
     part = NOTE_MARK.sub(lambda m: " " * len(m.group()), part)
     part = NESTED_END.sub(r"\2\1", EMPHASIS_END.sub(r"\2\1", part))
-    part = CODE.sub(lambda m: re.sub(r"[.!?]", "x", m.group()), part)  # no sentence ends inside `T: ?Sized`
+    part = BOLD.sub(lambda m: m.group(1) + m.group(2) + m.group(1) + "." if len(m.group(2).split()) >= BOLD_SENTENCE
+                    else m.group(), part)
+    # no sentence ends inside `T: ?Sized`, and one ends after `{{ price }}`. (a code span is one word to syntok)
+    part = CODE.sub(lambda m: "`" + "x" * (len(m.group()) - 2) + "`", part)
     spans: list[tuple[int, int]] = []
     for paragraph in segmenter.analyze(part):
         for sentence in paragraph:

@@ -895,6 +895,23 @@ def test_no_sentence_ends_inside_inline_code():
     assert [text[a:b] for a, b in prose_sentences(text)] == [
         "Change the syntax for dynamically sized type parameters to\n`T: ?Sized` to resolve these issues.",
         "Call `a.b()` once.", "``Hello,'' he said.", "``Goodbye.''"]  # quotation marks as backticks are no code
+    # and one ends after a code span that ends it (syntok had read on after "`{{ price }}`.")
+    tag = "Use a template tag, for example `{{ price }}`. From version 4.2 the tag is escaped.\n"
+    assert [tag[a:b] for a, b in prose_sentences(tag)] == [
+        "Use a template tag, for example `{{ price }}`.", "From version 4.2 the tag is escaped."]
+
+
+def test_a_sentence_in_bold_and_one_ending_at_a_time_of_day_end_there():
+    """A memo's "**I want to be clear: ... exercise.**" and a diary's "... at 7 a.m." had each been read on into the
+    next sentence; a run-in heading in bold ("**Async runtime.** Tasks ...") and "9 a.m. Monday" are read on."""
+    text = ("We create 35 roles. **I want to be clear: this reorganisation is not a cost-cutting exercise.** We expect "
+            "headcount to grow.\n\n**Async runtime.** Tasks are scheduled by the pool.\n\nThe rejection came by "
+            "email at 7 a.m. Didn't even get an interview. The shop opens at 9 a.m. Monday to Friday.\n")
+    assert [text[a:b] for a, b in sentence_spans(text)] == [
+        "We create 35 roles.", "**I want to be clear: this reorganisation is not a cost-cutting exercise.**",
+        "We expect headcount to grow.", "**Async runtime.** Tasks are scheduled by the pool.",
+        "The rejection came by email at 7 a.m.", "Didn't even get an interview.",
+        "The shop opens at 9 a.m. Monday to Friday."]
 
 
 def _picked_from(text: str) -> list[str]:
