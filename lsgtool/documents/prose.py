@@ -1525,7 +1525,16 @@ TITLE_WORDS_CASED = 25  # (in title case: a paper's "Severe Hyponatraemia Induce
 # release's "FOR IMMEDIATE RELEASE", a newspaper desk's "OPINION", "CONFIDENTIAL", "DRAFT"
 BANNER = re.compile(r"(?:\*\*|__)?(?:for immediate release|immediate release|embargoed\b.{0,60}|(?:news|press|media) "
                     r"release|opinion|op-ed|editorial|commentary|analysis|guest essay|confidential|strictly "
-                    r"confidential|draft|for internal use only|not for distribution)(?:\*\*|__)?[.:]?", re.IGNORECASE)
+                    r"confidential|draft|for internal use only|not for distribution)(?:\*\*|__)?[.:]?|"
+                    # "CONFIDENTIAL — INTERNAL USE ONLY. Do not forward.", "**CONFIDENTIAL. Do not forward.**"
+                    r"(?:\*\*|__)?(?:strictly )?confidential\b ?[.:—–-][^\n]{0,80}", re.IGNORECASE)
+# a title that names the kind of document, not what it is about: a memo's, over its "Subject:" field
+MEMO = re.compile(r"(?:internal |interoffice |inter-office |office )?(?:memo|memorandum)", re.IGNORECASE)
+SUBJECT_FIELD = re.compile(r"^[ \t]*(?:[-*+][ \t]+)?(?:\*\*|__)?(?:subject|re|regarding)(?:\*\*|__)?[ \t]*:"
+                           r"(?:\*\*|__)?[ \t]*(\S[^\n]*?)[ \t]*$", re.IGNORECASE | re.MULTILINE)
+MEMO_LINES = 12  # the field is among the lines after the title
+# a line that is a person's name alone, under a title: a diary's "Tom Achterberg"
+NAME_LINE = re.compile(r"(?:(?:Dr|Mr|Mrs|Ms|Mx|Prof)\.? )?[A-Z][a-z'’-]+(?: [A-Z]\.)?(?: [A-Z][a-z'’-]+){1,3}")
 
 
 FRONT_MATTER = re.compile(r"---[ \t]*\r?\n(.*?)\r?\n(?:---|\.\.\.)[ \t]*(?:\r?\n|$)", re.DOTALL)  # YAML, at the start
@@ -1545,6 +1554,10 @@ def title_span(text: str, transcript: bool | None = None) -> tuple[int, int] | N
     if not lines or turns(text, transcript):
         return None
     start, end, line = lines[0]
+    if MEMO.fullmatch(heading_words(line).strip(" .:")):  # a memo's "# MEMORANDUM": its subject
+        subject = SUBJECT_FIELD.search("\n".join(text[end:].split("\n", MEMO_LINES + 1)[:MEMO_LINES + 1]))
+        if subject:
+            return end + subject.start(1), end + subject.end(1)
     if ATX.match(line):
         marks = ATX_MARKS.match(line)
         return (start + marks.end(), start + len(line.rstrip())) if marks and line[marks.end():].strip() else None
@@ -1562,10 +1575,23 @@ def title_span(text: str, transcript: bool | None = None) -> tuple[int, int] | N
             and _title_block(text, start, capitals=False):  # a title in title case over its byline
         return start + len(line) - len(line.lstrip()), start + len(line.rstrip())
     # ("Commencement Address to the Class of 2024" over "Delivered by Dr. Ines Valcárcel, ...")
+    if _title_case(line) and line != line.upper() and _title_line(line) and _over_fields(text, end):
+        return start + len(line) - len(line.lstrip()), start + len(line.rstrip())  # ("UCAS Personal Statement"
+        # over "Applicant: ...", a diary's "Journal - Spring 2026" over its writer's name; not an insurer's name in
+        # capitals over "INSURED: JOHN SMITH", a letterhead)
     if len(lines) > 1 and _subtitled(line, lines[1][2]) and BLANK_LINE.match(text, lines[1][1]) \
             and not text[end:lines[1][0]].strip():  # a title in capitals over its subtitle, standing alone
         return start + len(line) - len(line.lstrip()), start + len(line.rstrip())
     return None
+
+
+def _over_fields(text: str, end: int) -> bool:
+    """Whether the lines right after ``end`` (a title's line's end), up to a blank line, are fields ("Applicant:
+    Priya Raghunathan", "Course: Civil Engineering (MEng)") or a person's name alone (``NAME_LINE``): up to
+    ``TITLE_LINES`` + 2 of them, a blank line after them."""
+    block = re.match(r"\r?\n((?:[^\n]*\S[^\n]*(?:\r?\n|$)){1,%d})(?=[ \t]*(?:\r?\n|$))" % (TITLE_LINES + 2), text[end:])
+    return block is not None and all(FIELD.match(line) or NAME_LINE.fullmatch(line.strip())
+                                     for line in block.group(1).splitlines())
 
 
 def _subtitled(line: str, after: str) -> bool:

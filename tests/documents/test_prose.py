@@ -243,6 +243,17 @@ def test_a_bare_heading_line_of_plain_text_is_not_glued_to_the_sentence_after_it
     ("Attendees: Sam Lee, Priya Raman, Tom Hart\n\nWe agreed.", None),  # a field, not a subtitle
     ("John: Welcome Back Everyone\n\nText.", None),
     ("HEARTHSTONE MUTUAL INSURANCE\nINSURED: JOHN SMITH\n\nText.", None),
+    # a title over fields or its writer's name
+    ("UCAS Personal Statement\nApplicant: Priya Raghunathan\nCourse: Civil Engineering (MEng)\n\nWhen the bridge "
+     "closed, I asked why.\n\nI built a model of it.\n\nThen I read about loads.\n\nI want to design bridges.",
+     "UCAS Personal Statement"),
+    ("Journal - Spring 2026\nTom Achterberg\n\nSunday 1 March 2026\n\nStarted this notebook.", "Journal - Spring 2026"),
+    ("Tom Achterberg\nSunday 1 March 2026\n\nStarted this notebook.", None),  # a name over a date
+    # a memo's kind over its subject: the subject ("CONFIDENTIAL. Do not forward." above it a banner)
+    ("**CONFIDENTIAL. Do not forward.**\n\n# MEMORANDUM\n\n**To:** All staff\n**From:** Renata Osei\n"
+     "**Subject:** New operating structure from 1 January\n\n---\n\nFrom 1 January we move to three divisions.",
+     "New operating structure from 1 January"),
+    ("MEMO\n\nWe move to three divisions.", "MEMO"),  # no subject: its kind
     # a letter: its subject line over its salutation, not its sender's name
     ("Priya Raman\n14 Larkfield Road\nBristol BS6 5QT\n\n3 November 2026\n\nRe: Senior Data Engineer (Ref. 114)\n\n"
      "Dear Hiring Manager,\n\nI am writing to apply.", "Re: Senior Data Engineer (Ref. 114)"),
