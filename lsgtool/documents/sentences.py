@@ -27,6 +27,11 @@ ET_AL = re.compile(r"(?<=\bet al)\.(?=\s*[(\[])|(?:(?<=\b(?:No|pp|Ch|Eq))|(?<=\b
 # a bill's "SEC. 2.", a statute's "124 Stat. 119", "Ohio Rev. Code Ann. § 5721.20", "Pub. L. 115-72" before a number,
 # a parliament's "the right hon. Lady"; a brief's record citations: "Id. ¶ 13; Ex. A.", "Am. Compl. ¶ 18", "Decl. at 4";
 # a state's statute: "Minn. Stat. § 504B.385", "Fla. Stat. Ann. § 83.60", "N.C. Gen. Stat. §", "Mich. Comp. Laws §"
+# a caption's label at its line's start ("Table 1. Effect of initial concentrations on ..."): its full stop ends no
+# sentence (the caption had been read as "Effect of ...", a sentence without its label; not "... in Table 1. The")
+CAPTION_LABEL = re.compile(r"^[ \t]*(?:\*\*|__|\*|_)?(?:Table|TABLE|Figure|FIGURE|Fig\.|FIG\.|Chart|Exhibit|Listing|"
+                           r"Plate|Map|Scheme|Algorithm)[ \t]+(?:\d{1,3}|[IVX]{1,5})[a-z]?(?:\.\d{1,2})?(\.)(?=[ \t]+\S)",
+                           re.MULTILINE)
 JOINED_WORDS = 60  # a sentence joined across its semicolons is at most this long (a list of clauses stays apart)
 EXHIBIT = re.compile(r"\b(?:Exs?\.|Exhibits?)\s+[A-Z]{1,2}(?:-\d+)?\.(?=\s+[A-Z])")  # a record's "Ex. A." ends a cite
 # a wiki's citation markers right after a sentence's end (".[4] With", ".[14][15]", ".[citation needed]"): syntok
@@ -106,6 +111,7 @@ def sentence_spans(text: str, start: int = 0, end: int | None = None) -> Iterato
     end = len(text) if end is None else end
     part = CITED.sub(lambda m: " " * len(m.group()), ET_AL.sub("_", text[start:end]))
     part = NOTE_MARK.sub(lambda m: " " * len(m.group()), part)
+    part = CAPTION_LABEL.sub(lambda m: m.group()[:-1] + "_", part)
     part = NESTED_END.sub(r"\2\1", EMPHASIS_END.sub(r"\2\1", part))
     part = BOLD.sub(lambda m: m.group(1) + m.group(2) + m.group(1) + "." if len(m.group(2).split()) >= BOLD_SENTENCE
                     else m.group(), part)

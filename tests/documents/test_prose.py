@@ -912,6 +912,17 @@ def test_no_sentence_ends_inside_inline_code():
         "Use a template tag, for example `{{ price }}`.", "From version 4.2 the tag is escaped."]
 
 
+def test_a_captions_label_begins_its_sentence_and_a_caption_is_never_picked():
+    """A lab report's "Table 1. Effect of initial concentrations on ..." had been split after "1.", and the caption
+    picked as a sentence without its label; "... in Table 1. The rate doubled." ends there."""
+    text = ("We timed each run three times.\n\nTable 1. Effect of initial concentrations on reaction time at 22.0 °C "
+            "(mean of three runs).\n\nAs shown in Table 1. The rate doubled when either reactant doubled.\n")
+    spans = prose_sentences(text)
+    assert [text[a:b][:16] for a, b in spans] == ["We timed each ru", "Table 1. Effect ", "As shown in Tabl",
+                                                  "The rate doubled"]
+    assert not any("Effect of" in s for s in _picked_from(text))
+
+
 def test_a_sentence_in_bold_and_one_ending_at_a_time_of_day_end_there():
     """A memo's "**I want to be clear: ... exercise.**" and a diary's "... at 7 a.m." had each been read on into the
     next sentence; a run-in heading in bold ("**Async runtime.** Tasks ...") and "9 a.m. Monday" are read on."""
