@@ -1335,13 +1335,19 @@ TENS = re.compile(r"(?:twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)-(?
                   r"eight|nine)$")  # "forty-five": a number is written with its hyphen
 
 
+# a compound's middle words ("direct-to-consumer", "state-of-the-art", "up-to-date")
+LINKING = frozenset("to of in on by the and for up off out at or a an with over under".split())
+
+
 def rejoined(head: str, tail: str, words: Counter[str] | None, compound: bool = False) -> str:
     """A word hyphenated across a line break, rejoined by how the document (``words``) writes it: ``replacement``
     from ``replace-`` and ``ment``; a compound keeps its hyphen when the document writes it so and never as one
     word, or writes neither but both halves as words of their own (``well-known``), or is a number (``forty-five``),
-    or when ``head`` is itself the last part of a compound (``compound``: ``direct-to-`` and ``consumer``)."""
+    or when ``head`` is itself the last part of a compound and a word of its own (``compound``: ``direct-to-`` and
+    ``consumer``; not ``non-domi-`` and ``cile``)."""
     whole, kept = (head + tail).lower(), f"{head}-{tail}".lower()
     halves = words is not None and words[head.lower()] and words[tail.lower()]
+    compound = compound and words is not None and (head.lower() in LINKING or bool(words[head.lower()]))
     if words is not None and not words[whole] and (words[kept] or compound or halves or TENS.match(kept)):
         return f"{head}-{tail}"
     return head + tail

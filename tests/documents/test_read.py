@@ -1011,6 +1011,9 @@ def test_a_compound_broken_after_its_hyphen_is_told_from_the_joined_paragraphs_t
         "The long line of the last paragraph that ends with an extra-", "ordinary word and a direct-to-",
         "consumer sale."]
     assert clean_pages([lines], set())[0].endswith("an extraordinary word and a direct-to-consumer sale.")
+    # a word broken inside a compound's last part ("non-domi-" and "cile", as groff hyphenates) is joined
+    lines[-2:] = ["ordinary word, and we will end the non-domi-", "cile regime for good."]
+    assert clean_pages([lines], set())[0].endswith("we will end the non-domicile regime for good.")
 
 
 def test_a_threads_comments_are_its_text_where_they_are_most_of_it():
