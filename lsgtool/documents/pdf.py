@@ -97,6 +97,10 @@ SECTION_WORD = re.compile(r"(?:ABSTRACT|Abstract|INTRODUCTION|REFERENCES|Referen
                           r"Acknowledge?ments?|SUMMARY|Footnotes)")  # (and the footnotes' heading: ``FOOTNOTES``)
 SECTION_LINE = re.compile(rf"(?:\d{{1,2}}(?:\.\d{{1,2}})*\.?|[IVX]{{1,5}}\.)[ \t]+[A-Z][^.!?]{{0,60}}"
                           rf"|{SECTION_WORD.pattern}")
+# a list's item with its words on its line ("2. Design and commission a fixed radio network ...;", "• Leak alerts"),
+# and how an item ends: a sentence's end, a semicolon, "; and", "; or"
+LIST_ITEM = re.compile(r"(?:[•▪●◦‣∙·–*]|\d{1,2}[.)]|\([a-z\d]\))[ \t]+\S")
+ITEM_END = re.compile(r"(?:[.!?:;]|; (?:and|or))[\"”’)]*[ \t]*$")
 HEADING_NEXT = re.compile(r"[A-Z0-9•▪●◦\-–—*\"“‘(\[]")  # what the line after a heading begins with
 # a table's row set in columns with spaces ("Hurricane Ian (2022)      47,413      41"; a justified line's words are
 # one space apart) and a table's or a figure's caption: lines of their own, not words of the paragraph above ("...
@@ -151,13 +155,15 @@ def _paragraphs(text: str, usual: int | None = None) -> str:
         heading = current and current[-1].endswith((".", "!", "?", ":", ";", '"', "”", "’", ")", "]")) \
             and size < HEADING_WIDTH * usual and not bare.endswith((".", "!", "?", ":", ";", ",", "-", "–", "—")) \
             and HEADING_NEXT.match(after) is not None
-        if current and (row or mark or heading or CAPTION_LINE.match(bare) and ended):  # a table's row, a caption
-            out.append(_joined(current))  # after a sentence's end (not "... as shown in" over "Figure 3."), a list
-            current = []  # item's mark, a heading: each begins a paragraph
+        item = ended and LIST_ITEM.match(bare) is not None  # a list's item after a sentence's or an item's end
+        if current and (row or mark or item or heading or CAPTION_LINE.match(bare) and ended):  # a table's row, a
+            out.append(_joined(current))  # caption after a sentence's end (not "... as shown in" over "Figure 3."),
+            current = []  # a list item's mark or its line, a heading: each begins a paragraph
         current.append(line.strip())
         if mark:
             continue  # a bullet on a line of its own goes with its item
-        if row or size < 0.8 * usual and (line.rstrip().endswith((".", "!", "?", ":", '"', "”", "’"))
+        if row or LIST_ITEM.match(current[0]) and ITEM_END.search(line) and HEADING_NEXT.match(after) or \
+                size < 0.8 * usual and (line.rstrip().endswith((".", "!", "?", ":", '"', "”", "’"))
                                           or NOTED_END.search(line.rstrip())) or \
                 (size < HEADING_WIDTH * usual or section and len(current) == 1) and \
                 not line.rstrip().endswith((",", ";", "-", "–", "—")) and HEADING_NEXT.match(after) or \

@@ -916,6 +916,22 @@ def test_a_pdfs_table_rows_caption_and_numbered_items_are_not_read_into_the_para
         lines[3], lines[4], lines[5], lines[6], f"{body} work.", lines[9], f"1. {lines[11]}", f"2. {lines[13]}"]
 
 
+def test_a_pdfs_list_items_with_their_words_on_their_line_are_paragraphs_of_their_own():
+    """A tender's scope ("The selected vendor shall, at a minimum:" over "1. Supply and install ...;" and three more)
+    had been read as one paragraph, its items one "sentence" without the lead-in; each item is a paragraph, an item
+    over two lines one, and the sentence after the list its own."""
+    from lsgtool.documents.pdf import _paragraphs
+
+    lines = ["Scope of Work", "The selected vendor shall, at a minimum:",
+             "1. Supply and install approximately 45,000 water meters with integrated radio end-", "points;",
+             "2. Design and commission a fixed radio network covering the whole service area;",
+             "3. Provide a meter data management system that integrates with the billing system; and",
+             "4. Provide a customer portal in English and Spanish that sends leak alerts.",
+             "The vendor shall complete installation within 30 months of notice to proceed, as the contract says."]
+    assert _paragraphs("\n".join(lines)).split("\n\n") == [
+        lines[0], lines[1], f"{lines[2]}\n{lines[3]}", lines[4], lines[5], lines[6], lines[7]]
+
+
 def test_a_short_pdfs_running_head_and_foot_are_furniture():
     """A letter of two pages repeats its foot on both, a report's head skips its first page: a line at the edge of
     every page, or of every page but the first, is furniture once it is on two (it had been read into the sentence
