@@ -887,8 +887,8 @@ def labelled(texts: list[str], speakers: list[str | None], asking: bool = False,
     a transcript's sentence said by another speaker than the one before it begins a line with its speaker's name
     (``Grad B: ...``): who said it is part of what a meeting's summary tells; a text said by no one after a speaker's
     (a screenplay's action after a speech) begins a line of its own, and the speaker's next is labelled again; a
-    text that does not end a sentence (a list item, "Fresh cilantro and rice, to serve") ends its line, not to run
-    into the next; where someone asks (``asking``: an "interviewer" or a "Q", ``ASKER``), an answerer's label
+    text that does not end a sentence (a list item, "Fresh cilantro and rice, to serve") is a line of its own, not to
+    run into the next nor the one before into it; where someone asks (``asking``: an "interviewer" or a "Q", ``ASKER``), an answerer's label
     (``ANSWERER``: "A") is written only after an asker's (a speaker named "A" in a dialogue of A and B keeps it);
     a speaker's sentence after others spoke (``interrupted``: a debate's answers to two questions) is labelled
     again, on a line of its own."""
@@ -898,8 +898,8 @@ def labelled(texts: list[str], speakers: list[str | None], asking: bool = False,
             out += "\n" if out else ""  # an "A:" not after a "Q:" names no one: the answer begins a line unlabelled
         elif speaker and (speaker != last or again):
             out += ("\n" if out else "") + f"{speaker}: "
-        elif out:
-            out += " " if ENDED.search(out) and not (last and not speaker) else "\n"
+        elif out:  # (and a text that ends no sentence begins one: not "... wins. 4 barges and 40 tokens")
+            out += " " if ENDED.search(out) and ENDED.search(text) and not (last and not speaker) else "\n"
         starts.append(len(out))
         out += text
         last = speaker

@@ -86,6 +86,9 @@ def test_a_speaker_is_named_where_the_speaker_changes():
     assert [text[a:a + len(t)] for a, t in zip(starts, ["One.", "Two.", "Three.", "Four."])] == \
         ["One.", "Two.", "Three.", "Four."]
     assert labelled(["One.", "Two."], [None, None]) == ("One. Two.", [0, 5])  # prose: joined by spaces
+    # a text that ends no sentence (a list's item) is a line of its own, neither run into nor into by another
+    assert labelled(["The richest wins.", "4 barges and 40 tokens", "Sail up to 3 spaces."], [None] * 3)[0] == \
+        "The richest wins.\n4 barges and 40 tokens\nSail up to 3 spaces."
 
 
 def test_a_speakers_answers_to_two_questions_are_labelled_apart(runner, app, tmp_path):
