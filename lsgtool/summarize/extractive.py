@@ -169,8 +169,10 @@ FORMULA_WORDS = re.compile(r"(?:start|end)_(?:POST|FLOAT)(?:SUPER|SUB)SCRIPT|\b(
 # ../shared/quality: RFCs R-1 36.48 -> 36.45, stories 43.01 -> 43.05; not in talk (meetings 29.9 -> 29.5), where
 # "That's the plan" opens many a point. "It" and "They" too (60 tuning RFCs 35.83 -> 35.63, 34 stories 43.00 ->
 # 43.05): a README's "It works on pandas ..." had opened its summary.
-ANAPHOR = re.compile(r"(?:this|these|that|those|such)\b(?!\s+(?:rfc|paper|document|proposal|work|article|report|"
-                     r"chapter|section|book|thesis|study|memo|meeting|post|note|guide|change|pr|pull request|"
+# (and after a preposition: "With it we can add 12 beds", "Despite this, ..."; "If so," and "If it does," too)
+BACK = r"(?:with|without|for|from|despite|because of|thanks to|by|after|before|besides|beyond|unlike|like)\s+"
+ANAPHOR = re.compile(rf"(?:{BACK})?(?:this|these|that|those|such)\b(?!\s+(?:rfc|paper|document|proposal|work|"
+                     r"article|report|chapter|section|book|thesis|study|memo|meeting|post|note|guide|change|pr|pull request|"
                      r"issue|release|page|talk|episode|letter|year|month|week|day|night|morning|evening|afternoon|"
                      r"time|summer|winter|spring|autumn|season|moment)s?\b|(?<=those) who\b|(?<=that) (?:i|we|you|"
                      r"he|she|it|they|the|a|an|this|his|her|our|their)\b)"
@@ -180,7 +182,8 @@ ANAPHOR = re.compile(r"(?:this|these|that|those|such)\b(?!\s+(?:rfc|paper|docume
                      # not "he" or "she": a story's characters are known from its other picks)
                      # (and after a word of when: "Today it houses the museum", "Later they moved to Leeds"; not
                      # "Today it is possible to ...")
-                     r"|(?:(?:today|now|nowadays|later|then|since then|soon|still|meanwhile|instead)\s*,?\s+)?"
+                     r"|if (?:so|not)\b|if (?:it|they|this|that) (?:does|do|did)\b"
+                     rf"|(?:(?:today|now|nowadays|later|then|since then|soon|still|meanwhile|instead)\s*,?\s+|{BACK})?"
                      r"(?:it(?!['’]s\b)(?!\s+(?:is|was|would|will|should|could|may|might|must|seems|seemed|appears|"
                      r"can|has been|had been)\s+(?:[\w-]+,?\s+){0,3}?(?:(?<!\bup )to|that|for|whether|if)\b)|they|them|"
                      r"their)\b"

@@ -602,13 +602,17 @@ def test_a_sentence_pointing_back_is_picked_only_after_the_sentence_it_points_to
             "It would make sense to wait.", "There, the council sets the fares.", "There are three buses.",
             "Not because nurses don't need more time off, but because a hospital is no office.",
             "Nothing because of it.", "Today it houses the Rye Castle Museum.", "Later, they moved to Leeds.",
-            "Today the tower houses a museum.", "Today it is possible to sequence a genome in a day.")] == [
+            "Today the tower houses a museum.", "Today it is possible to sequence a genome in a day.",
+            "With it we can add 12 beds.", "Despite this, the shelter stayed open.", "If so, the vote fails.",
+            "If it does, regulators will act.", "With care, the vote passes.", "For this report we asked 400 people.")
+    ] == [
         True, True, False, False, False, False, False, False, True, False,  # a formula's clause goes on from it
         True, True, False, False, False, False,  # "It is ... to": what follows, not what came before
         True, True, False, False, False,  # (but "It will allow up to ...": "up to" is no "... to")
         True, False,  # "There," points at a place named before it; "There are" does not
         True, False,  # an op-ed's "Not because ..." goes on from the sentence before it
-        True, True, False, False]  # "it" after a word of when ("Today it houses ..." had read as the town's museum)
+        True, True, False, False,  # "it" after a word of when ("Today it houses ..." had read as the town's museum)
+        True, True, True, True, False, False]  # after a preposition, a condition ("With it", "If so,")
     from lsgtool.summarize.extractive import read_after
 
     dated = ["Buses were deregulated in 1986.", "The Transport Act of that year ended the councils' routes.",
