@@ -191,7 +191,7 @@ def headings_of(text: str, body, title_element) -> list[tuple[int, int, str]]:
     for i, (a, b) in enumerate(spans):
         where[" ".join(text[a:b].split())].append(i)
     found, after = [], 0
-    for element in body.iter(*SECTIONS):
+    for element in body.iter(*SECTIONS, "summary"):  # (and a disclosure's summary: a FAQ's question over its answer)
         title = " ".join(element.text_content().split())
         indices = where.get(title, []) if element is not title_element else []
         j = bisect.bisect_left(indices, after)

@@ -682,6 +682,21 @@ def test_a_pages_data_table_is_a_line_a_row_and_a_layout_tables_cells_are_text()
     assert read_bytes(lists.encode(), "l.html", ".html").text == "1. One.\n\n4. Four."  # (a start that is no number)
 
 
+def test_a_faqs_question_in_a_disclosure_summary_heads_its_answer():
+    """A shop's FAQ writes each question as a ``<details>``'s ``<summary>``: the answers' sources had named only the
+    page, and a picked answer read without its question; the question is now its section's heading."""
+    page = ("<html><head><title>Returns FAQ | Pebble &amp; Pine</title></head><body><main><h1>Returns FAQ</h1>"
+            "<details><summary>Can I exchange an item?</summary><p>We don't offer direct exchanges. Please return the "
+            "item for a refund and place a new order.</p></details><details><summary>When will I get my refund?"
+            "</summary><p>We refund you within 5 working days of receiving your return.</p></details>"
+            "</main></body></html>").encode()
+    document = read_bytes(page, "faq.html", ".html")
+    chapter = document.chapters[0]
+    at = chapter.text.index("Please return")
+    assert chapter.paragraph(at)[0] == "Returns FAQ — Can I exchange an item?"
+    assert chapter.paragraph(chapter.text.index("We refund"))[0] == "Returns FAQ — When will I get my refund?"
+
+
 def test_a_web_page_s_links_sharing_comments_and_byline_are_left_out():
     """Inside <main>: a byline, a row of links ("Jump to Recipe · Print Recipe"), share buttons, a complementary
     box, a list of related links and the comments are furniture (by their class, role, or share of words in links);
