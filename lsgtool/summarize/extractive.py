@@ -266,8 +266,10 @@ MAILING = re.compile(r"\bview (?:this (?:e-?mail|newsletter|message)|it) (?:in|o
                      r"\b(?:click here|here) to unsubscribe\b|\bunsubscribe (?:here|from (?:this|these|our) (?:list|"
                      r"e-?mails?|newsletters?|mailing))\b|^(?:update|manage) your (?:e-?mail )?(?:preferences|"
                      r"subscription)|"
-                     # a help desk's footer: "This ticket will be closed automatically after 14 days without a reply."
+                     # a help desk's footer: "This ticket will be closed automatically after 14 days without a reply.
+                     # To reopen it, reply to this e-mail ..."
                      r"\bthis (?:ticket|case|request) will (?:be )?(?:closed?|resolved?) automatically\b|"
+                     r"^to reopen (?:it|this (?:ticket|case|request))\b|"
                      # a letterhead's: "Kestrel Logistics Ltd, Registered in England and Wales No. 04418823."
                      r"\bregistered in england(?: (?:and|&) wales)?\b|^\W*registered office\s*:|"
                      r"\bcompany (?:registration )?(?:no\.|number)\s*:?\s*\d", re.IGNORECASE)

@@ -505,6 +505,7 @@ def test_a_verse_numbered_bible_is_summarised_without_its_verse_labels(runner, a
     ("It may harm them, even if their signs of illness are the same as yours.", True),
     ("When you buy through links on our site, we may earn an affiliate commission.", True),  # a guide's disclosure
     ("This ticket will be closed automatically after 14 days without a reply.", True),  # a help desk's footer
+    ("To reopen it, reply to this e-mail and keep the ticket number in the subject line.", True),
     ("Kestrel Logistics Ltd, Registered in England and Wales No. 04418823.", True),  # a letterhead's
     ("Registered office: 2 Fenwick Way, Daventry NN11 8QT.", True),
     ("The firm registered in France in 2019 and moved its office to Lyon a year later.", False),
