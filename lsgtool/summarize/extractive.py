@@ -169,8 +169,10 @@ FORMULA_WORDS = re.compile(r"(?:start|end)_(?:POST|FLOAT)(?:SUPER|SUB)SCRIPT|\b(
 # ../shared/quality: RFCs R-1 36.48 -> 36.45, stories 43.01 -> 43.05; not in talk (meetings 29.9 -> 29.5), where
 # "That's the plan" opens many a point. "It" and "They" too (60 tuning RFCs 35.83 -> 35.63, 34 stories 43.00 ->
 # 43.05): a README's "It works on pandas ..." had opened its summary.
-# (and after a preposition: "With it we can add 12 beds", "Despite this, ..."; "If so," and "If it does," too)
-BACK = r"(?:with|without|for|from|despite|because of|thanks to|by|after|before|besides|beyond|unlike|like)\s+"
+# (and after a preposition: "With it we can add 12 beds", "Despite this, ...", "In this case, ..." (not "In this
+# paper, ..."); "If so," and "If it does," too)
+BACK = (r"(?:with|without|for|from|despite|because of|thanks to|by|after|before|besides|beyond|unlike|like|among|"
+        r"amongst|of|in|on|at|to|under|between|within|through)\s+")  # ("Among those, 58 percent named price")
 ANAPHOR = re.compile(rf"(?:{BACK})?(?:this|these|that|those|such)\b(?!\s+(?:rfc|paper|document|proposal|work|"
                      r"article|report|chapter|section|book|thesis|study|memo|meeting|post|note|guide|change|pr|pull request|"
                      r"issue|release|page|talk|episode|letter|year|month|week|day|night|morning|evening|afternoon|"

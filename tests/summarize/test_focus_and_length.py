@@ -605,7 +605,8 @@ def test_a_sentence_pointing_back_is_picked_only_after_the_sentence_it_points_to
             "Nothing because of it.", "Today it houses the Rye Castle Museum.", "Later, they moved to Leeds.",
             "Today the tower houses a museum.", "Today it is possible to sequence a genome in a day.",
             "With it we can add 12 beds.", "Despite this, the shelter stayed open.", "If so, the vote fails.",
-            "If it does, regulators will act.", "With care, the vote passes.", "For this report we asked 400 people.")
+            "If it does, regulators will act.", "With care, the vote passes.", "For this report we asked 400 people.",
+            "Among those, 58 percent named price.", "In this paper we propose a parser.")
     ] == [
         True, True, False, False, False, False, False, False, True, False,  # a formula's clause goes on from it
         True, True, False, False, False, False,  # "It is ... to": what follows, not what came before
@@ -613,7 +614,7 @@ def test_a_sentence_pointing_back_is_picked_only_after_the_sentence_it_points_to
         True, False,  # "There," points at a place named before it; "There are" does not
         True, False,  # an op-ed's "Not because ..." goes on from the sentence before it
         True, True, False, False,  # "it" after a word of when ("Today it houses ..." had read as the town's museum)
-        True, True, True, True, False, False]  # after a preposition, a condition ("With it", "If so,")
+        True, True, True, True, False, False, True, False]  # after a preposition, a condition ("With it", "If so,")
     from lsgtool.summarize.extractive import read_after
 
     dated = ["Buses were deregulated in 1986.", "The Transport Act of that year ended the councils' routes.",
