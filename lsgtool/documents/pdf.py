@@ -98,8 +98,11 @@ SECTION_WORD = re.compile(r"(?:ABSTRACT|Abstract|INTRODUCTION|REFERENCES|Referen
 SECTION_LINE = re.compile(rf"(?:\d{{1,2}}(?:\.\d{{1,2}})*\.?|[IVX]{{1,5}}\.)[ \t]+[A-Z][^.!?]{{0,60}}"
                           rf"|{SECTION_WORD.pattern}")
 # a list's item with its words on its line ("2. Design and commission a fixed radio network ...;", "• Leak alerts"),
-# and how an item ends: a sentence's end, a semicolon, "; and", "; or"
+# and how an item ends before the next: a sentence's end, a semicolon, "; and", "; or" (not "... Schedule No." over
+# "2 of this Agreement")
 LIST_ITEM = re.compile(r"(?:[•▪●◦‣∙·–*]|\d{1,2}[.)]|\([a-z\d]\))[ \t]+\S")
+ITEM_LAST = re.compile(r"(?<!\b[A-Z])(?<!\bNo)(?<!\bpp)(?<!\bal)(?<!\bVol)[.!?][\"”’)]*[ \t]*$")  # the last's (not an
+# author's initial, "Gold A.", over a title's words)
 ITEM_END = re.compile(r"(?:[.!?:;]|; (?:and|or))[\"”’)]*[ \t]*$")
 HEADING_NEXT = re.compile(r"[A-Z0-9•▪●◦\-–—*\"“‘(\[]")  # what the line after a heading begins with
 # a table's row set in columns with spaces ("Hurricane Ian (2022)      47,413      41"; a justified line's words are
@@ -162,7 +165,8 @@ def _paragraphs(text: str, usual: int | None = None) -> str:
         current.append(line.strip())
         if mark:
             continue  # a bullet on a line of its own goes with its item
-        if row or LIST_ITEM.match(current[0]) and ITEM_END.search(line) and HEADING_NEXT.match(after) or \
+        if row or LIST_ITEM.match(current[0]) and ITEM_END.search(line) and (LIST_ITEM.match(after) or ITEM_LAST.search(
+                line) and re.match(r"[A-Z][a-z]", after)) or \
                 size < 0.8 * usual and (line.rstrip().endswith((".", "!", "?", ":", '"', "”", "’"))
                                           or NOTED_END.search(line.rstrip())) or \
                 (size < HEADING_WIDTH * usual or section and len(current) == 1) and \

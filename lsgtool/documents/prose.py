@@ -92,7 +92,8 @@ LEVELS = "info|warn|error|err|debug|trace|fatal|critical"  # and a log's: "[09:1
 # a how-to's step, in figures or words ("Step two: unscrew the shroud"), "One tip:", and a spoken line's opening words
 # ("So that's it: water off, ..."): no one's name
 COUNTED = r"(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)"
-OPENERS = r"(?:so|and|but|now|well|okay|ok|then|just|remember|here's|that's|it's)\b[^:\n]{0,40}"
+OPENERS = r"(?:so|and|but|now|well|okay|ok|then|just|remember|here's|that's|it's)(?-i:(?:[ \t]+[a-z'’][^:\n]{0,40})?)"
+# (its words go on in lower case: not a speaker "So Yeon Park:", "THEN-SENATOR OBAMA:")
 LABEL = rf"(?i:(?:(?:one|another|a|final|quick|pro|top|bonus|last|my) )?(?:{NOTICES}|hint)|attention|danger|notice|" \
         rf"example|(?:step|stage|phase|tip) {COUNTED}|{OPENERS}|{LEVELS})\s*:"
 TURN = re.compile(rf"\s*(?:{STAMP}\s+)?(?:Q\d{{1,3}}\.\s+)?(?:\[\d{{3,}}\]\s+)?(?!{LABEL})"
@@ -156,7 +157,7 @@ BARE_WORDS = 12  # a bare heading's most words
 # (a 10-K's), "Article IV. ...", or a numbered label and a dash: an audio guide's "STOP 101 — Hendrick Vroom, "The
 # Return of the Second Expedition to the East Indies," 1599 (Gallery 14)": such a heading in title case may be longer
 LABELLED = re.compile(r"(?:(?:Item|Part|PART|Section|Article|ARTICLE|Chapter|CHAPTER)\s+(?:\d{1,3}[A-Z]?|[IVXLC]+)\."
-                      r"(?:\s|$)|[A-Z][A-Za-z]{1,11}\s+\d{1,4}[A-Z]?\s+[—–-]\s)")
+                      r"(?:\s|$)|[A-Z][A-Za-z]{1,11}\s+\d{1,4}[A-Z]?(?:\s+[—–-]\s|\s*[—–]\s*(?=\S)))")
 LABELLED_WORDS = 24
 BARE_SHARE = 0.6  # and most characters, a share of the text's longest line
 ENDED = re.compile(r"[.!?;:,…][\"'”’)\]]*$")  # a line ending as a sentence or a clause does
@@ -482,7 +483,8 @@ def _field(line: str, label: re.Match, labels: Counter) -> bool:
     Option one: ...")."""
     name = label.group(2).strip()
     pieces = re.split(r"\s[|•·]\s", line)
-    return labels[name] == 1 and (HEADER_LABEL.fullmatch(name) is not None or TITLED.search(name) is not None
+    role = ROLE_FIELD.fullmatch(name) is not None and not re.search(r"[.!?][\"'”’)]*\s*$", line)
+    return labels[name] == 1 and (HEADER_LABEL.fullmatch(name) is not None or role or TITLED.search(name) is not None
                                   or len(pieces) > 1 and all(FIELD_PIECE.match(piece) for piece in pieces))
 
 
@@ -492,14 +494,15 @@ FIELD_PIECE = re.compile(r"\s*[^\W\d_][\w ]{0,30}:\s*\S[^:]{0,60}(?<![.!?])$")  
 
 # a line before a transcript's first turn that is a note on the transcript: "Transcript generated automatically."
 # (or a call centre's "This call was recorded for training and quality purposes.")
-TRANSCRIBED = re.compile(r"\btranscri(?:pt|bed|ption)\b|\b(?:call|conversation|session|interview)s? (?:is|are|was|"
-                         r"were|may be|will be|might be) (?:being )?(?:recorded|monitored)\b", re.IGNORECASE)
+TRANSCRIBED = re.compile(r"\btranscri(?:pt|bed|ption)\b|\b(?:call|conversation)s? (?:is|are|was|were|may be|will be|"
+                         r"might be) (?:being )?(?:recorded|monitored) for\b", re.IGNORECASE)
 # a transcript's header's labels: "TRANSCRIPT: MAYORAL DEBATE, ...", "Date: 14 October", "Location: Rosewood Hall",
-# a call's "Agent: Thomas Reilly (ID 4471)", "Customer: Mrs. Gwen Ashdown, account 7730-2281-09" (who speak by name)
 HEADER_LABEL = re.compile(r"(?i:transcript(?:ion)?|participants|present|attendees|in attendance|date|location|venue|time|"
-                          r"place|subject|topic|event|recorded|source|title|agent|customer|caller|account(?: number)?|"
-                          r"(?:case|ticket|call) (?:number|id|reference)|reference|duration|queue|channel)")
-# (not a "Host:", who speaks)
+                          r"place|subject|topic|event|recorded|source|title)")  # (not a "Host:", who speaks)
+# and a call's "Agent: Thomas Reilly (ID 4471)", "Customer: Mrs. Gwen Ashdown, account 7730-2281-09" (who speak by
+# name), where what follows ends no sentence (not a caller's one question: "Caller: Hi, my tomato leaves curl up?")
+ROLE_FIELD = re.compile(r"(?i:agent|customer|caller|account(?: number)?|(?:case|ticket|call) (?:number|id|reference)|"
+                        r"reference|duration|queue|channel)")
 # a play's parts, each on a line of its own: "SCENE TWO", "ACT I", "END OF PLAY", "CURTAIN" (no one's words)
 PLAY_PART = re.compile(r"(?:(?:ACT|SCENE)\s+(?:[IVX]+|\d+|[A-Z]+)\.?|END OF (?:PLAY|SCENE|ACT)|CURTAIN|BLACKOUT|"
                        r"INTERVAL|INTERMISSION)\.?")
@@ -1202,7 +1205,7 @@ def prose_sentences(text: str, transcript: bool | None = None) -> list[tuple[int
 
     spoken = turns(text, transcript)
     if not spoken:
-        return [span for a, b in blocks(text, False) for span in sentence_spans(text, a, b)]
+        return _with_items(text, [span for a, b in blocks(text, False) for span in sentence_spans(text, a, b)])
     found = []
     for turn in spoken:  # split the turn's words joined by spaces, then map back to the text
         if turn.apart:
@@ -1224,6 +1227,60 @@ def prose_sentences(text: str, transcript: bool | None = None) -> list[tuple[int
 
         found += [(back(a), back(b, end=True)) for a, b in sentence_spans(" ".join(joined))]
     return found
+
+
+LEAD_ITEMS = 6  # a list of at most this many items, each a sentence, is one sentence with the line leading into it
+LEAD_WORDS = 80  # of at most this many words, without the items' marks
+MARK_WORD = re.compile(r"[-*+•]|\(?\d{1,3}[.)]|\(?[a-z][.)]")
+ITEM_ENDS = re.compile(r"(?:[.;,!?]|[;,] (?:and|or))[\"”’)]*$")  # how such an item ends (a list of words is none)
+
+
+def _with_items(text: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """``spans`` with a sentence that leads into a list on a colon joined to the list's items, where there are two
+    to ``LEAD_ITEMS`` of them, each one sentence on its own line (its mark, its words) ending as a clause does, the
+    last as a sentence does, and the whole within ``LEAD_WORDS``: a leaflet's "Stop taking Dorvalin and go to ... if you notice any of the
+    following serious side effects:" over three items had been neither (it ends on a colon; they go on from it),
+    and is now one sentence: what it says, with what it says it of."""
+    out: list[tuple[int, int]] = []
+    k = 0
+    while k < len(spans):
+        a, b = spans[k]
+        items = []
+        if text[a:b].rstrip().endswith(":"):
+            j = k + 1
+            while j < len(spans) and len(items) <= LEAD_ITEMS and _item_alone(text, spans, j, b if j == k + 1
+                                                                              else spans[j - 1][1]):
+                items.append(spans[j])
+                j += 1
+        words = sum(not MARK_WORD.fullmatch(w) for w in text[a:items[-1][1]].split()) if items else 0
+        if 2 <= len(items) <= LEAD_ITEMS and words <= LEAD_WORDS and ENDS.search(text[a:items[-1][1]].rstrip()) \
+                and all(ITEM_ENDS.search(text[x:y].rstrip()) for x, y in items) \
+                and not (k + 1 + len(items) < len(spans) and _item_alone(text, spans, k + 1 + len(items),
+                                                                          items[-1][1], any_line=True)):
+            out.append((a, items[-1][1]))
+            k += 1 + len(items)
+        else:
+            out.append((a, b))
+            k += 1
+    return out
+
+
+def _item_alone(text: str, spans: list[tuple[int, int]], j: int, end: int, any_line: bool = False) -> bool:
+    """Whether sentence ``j`` is a list item's whole text: it begins a line with an item's mark, right after
+    ``end`` (only line breaks between), and the next sentence begins another item or paragraph (``any_line``:
+    whether it begins a line with an item's mark at all, wherever the sentence before ends)."""
+    a, b = spans[j]
+    line = text.rfind("\n", 0, a) + 1
+    if text[line:a].strip() or not ITEM.match(text, a) or QUOTE.match(text, a):
+        return False
+    if any_line:
+        return True
+    if text[end:a].strip() or text[end:a].count("\n") > 2:
+        return False
+    if j + 1 >= len(spans):
+        return True
+    after = text[b:spans[j + 1][0]]  # the next sentence is the next item's, or after a blank line (not the item's
+    return "\n" in after and (ITEM.match(text, spans[j + 1][0]) is not None or after.count("\n") > 1)  # own line)
 
 
 # a verse's label at the start of its line: "Ge1:13 ", "1Co13:4 " (``bible -f``), "1:13 " (Project Gutenberg's KJV)
@@ -1283,7 +1340,7 @@ INLINE = [
     (re.compile(r"!\[([^\]]*)\]\([^)]*\)"), ""),  # an image
     (re.compile(r"\[([^\]]+)\]\((?:[^()]|\([^)]*\))*\)"), r"\1"),  # [text](url)
     # [text][ref] (not against a word: a rate law's "k[I-][S2O8]", an array's "grid[i][j]")
-    (re.compile(r"(?<![\w\])])\[([^\]]+)\]\[[^\]]*\]"), r"\1"),
+    (re.compile(r"(?<![A-Za-z0-9\])])\[([^\]]+)\]\[[^\]]*\]"), r"\1"),
     (re.compile(r"\[\^[^\]]+\]"), ""),  # a footnote marker [^1]
     # a reStructuredText link `text`_ or `text <url>`_
     (re.compile(r"(?<!`)`(?=[^\s`])([^`\n]+?)(?:\s*<[^<>`\n]*>)?`_{1,2}(?!\w)"), r"\1"),
@@ -1335,19 +1392,13 @@ TENS = re.compile(r"(?:twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)-(?
                   r"eight|nine)$")  # "forty-five": a number is written with its hyphen
 
 
-# a compound's middle words ("direct-to-consumer", "state-of-the-art", "up-to-date")
-LINKING = frozenset("to of in on by the and for up off out at or a an with over under".split())
-
-
 def rejoined(head: str, tail: str, words: Counter[str] | None, compound: bool = False) -> str:
     """A word hyphenated across a line break, rejoined by how the document (``words``) writes it: ``replacement``
     from ``replace-`` and ``ment``; a compound keeps its hyphen when the document writes it so and never as one
     word, or writes neither but both halves as words of their own (``well-known``), or is a number (``forty-five``),
-    or when ``head`` is itself the last part of a compound and a word of its own (``compound``: ``direct-to-`` and
-    ``consumer``; not ``non-domi-`` and ``cile``)."""
+    or when ``head`` is itself the last part of a compound (``compound``: ``direct-to-`` and ``consumer``)."""
     whole, kept = (head + tail).lower(), f"{head}-{tail}".lower()
     halves = words is not None and words[head.lower()] and words[tail.lower()]
-    compound = compound and words is not None and (head.lower() in LINKING or bool(words[head.lower()]))
     if words is not None and not words[whole] and (words[kept] or compound or halves or TENS.match(kept)):
         return f"{head}-{tail}"
     return head + tail
@@ -1538,7 +1589,7 @@ BANNER = re.compile(r"(?:\*\*|__)?(?:for immediate release|immediate release|emb
 MEMO = re.compile(r"(?:internal |interoffice |inter-office |office )?(?:memo|memorandum)", re.IGNORECASE)
 SUBJECT_FIELD = re.compile(r"^[ \t]*(?:[-*+][ \t]+)?(?:\*\*|__)?(?:subject|re|regarding)(?:\*\*|__)?[ \t]*:"
                            r"(?:\*\*|__)?[ \t]*(\S[^\n]*?)[ \t]*$", re.IGNORECASE | re.MULTILINE)
-MEMO_LINES = 12  # the field is among the lines after the title
+MEMO_LINES = 12  # the field is among the lines after the title (fields, blank lines, a rule)
 # a line that is a person's name alone, under a title: a diary's "Tom Achterberg"
 NAME_LINE = re.compile(r"(?:(?:Dr|Mr|Mrs|Ms|Mx|Prof)\.? )?[A-Z][a-z'’-]+(?: [A-Z]\.)?(?: [A-Z][a-z'’-]+){1,3}")
 
@@ -1561,9 +1612,9 @@ def title_span(text: str, transcript: bool | None = None) -> tuple[int, int] | N
         return None
     start, end, line = lines[0]
     if MEMO.fullmatch(heading_words(line).strip(" .:")):  # a memo's "# MEMORANDUM": its subject
-        subject = SUBJECT_FIELD.search("\n".join(text[end:].split("\n", MEMO_LINES + 1)[:MEMO_LINES + 1]))
+        subject = _subject_field(text, end)
         if subject:
-            return end + subject.start(1), end + subject.end(1)
+            return subject
     if ATX.match(line):
         marks = ATX_MARKS.match(line)
         return (start + marks.end(), start + len(line.rstrip())) if marks and line[marks.end():].strip() else None
@@ -1588,6 +1639,21 @@ def title_span(text: str, transcript: bool | None = None) -> tuple[int, int] | N
     if len(lines) > 1 and _subtitled(line, lines[1][2]) and BLANK_LINE.match(text, lines[1][1]) \
             and not text[end:lines[1][0]].strip():  # a title in capitals over its subtitle, standing alone
         return start + len(line) - len(line.lstrip()), start + len(line.rstrip())
+    return None
+
+
+def _subject_field(text: str, end: int) -> tuple[int, int] | None:
+    """Where the value of the "Subject:" (or "Re:") field is among the fields under a memo's title (its line ends
+    at ``end``): the lines up to ``MEMO_LINES`` after it, blank or fields, up to the first that is neither (not a
+    "Re: the old region, ..." in the memo's text)."""
+    start = end
+    for line in text[end:].split("\n")[1:MEMO_LINES + 1]:
+        start = text.index(line, start) if line else start
+        subject = SUBJECT_FIELD.match(line)
+        if subject:
+            return start + subject.start(1), start + subject.end(1)
+        if line.strip() and not FIELD.match(line) and not re.fullmatch(r"\s*(?:[-*_]\s*){3,}", line):
+            return None
     return None
 
 

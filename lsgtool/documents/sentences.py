@@ -42,8 +42,8 @@ CITED = re.compile(r"(?<=[.!?\"”])(?:\[(?:\d{1,3}|[a-z]|\^[^\]\s]{1,20}|citati
 # the closing marks; set before the end instead (the same characters, so the sentence keeps its span); not a full
 # stop's: "**Async runtime.** Tasks ..." is a run-in heading, read with its sentence
 EMPHASIS_END = re.compile(r"([!?])(\*\*|__|\*|_)(?=\s)")
-# ... and a whole sentence in bold ("**I want to be clear: this is not a cost-cutting exercise.** We expect ..."): a
-# run of BOLD_SENTENCE words or more is no run-in heading
+# ... and a whole sentence in bold after another ("... 35 roles. **I want to be clear: this is not a cost-cutting
+# exercise.** We expect ..."): a run of BOLD_SENTENCE words or more there is no run-in heading
 BOLD = re.compile(r"(\*\*|__)(?=\S)((?:(?!\1)[^\n]){1,400}?)\.\1(?=\s)")
 BOLD_SENTENCE = 6
 # a quotation inside a quotation that both close at a sentence's end ('... eats with them.\'" The parables ...'):
@@ -60,10 +60,11 @@ MISSED_END = re.compile(r"(?<=\d\.\d)\d*\.(?=[ \t]+[A-Z][a-z])|(?<=\d\])\.(?=[ \
                         r"Without|When|While|After|Before|During|Since|We|Our|They|Their|There|Here|But|And|However|"
                         r"Thus|Then|As|If|By|Both|All|Each|No|Not)\b)|"
                         r"\b[\w.+-]+@[\w-]+(?:\.[\w-]+)*\.[a-z]{2,}\.(?=[ \t]+[A-Z][a-z])|"  # "... at help@shop.co.uk. Please"
-                        # a time's "a.m." or "p.m." before a sentence ("... by email at 7 a.m. Didn't even ..."; not
-                        # "7 a.m. Monday", "9 a.m. Eastern")
-                        r"(?<=\d[ \t][ap]\.m)\.(?=[ \t]+(?!(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun|Jan|Feb|Mar|Apr|May|Jun|Jul|"
-                        r"Aug|Sep|Oct|Nov|Dec|Eastern|Pacific|Central|Mountain|Atlantic|Local)[a-z]*\b)[A-Z][a-z])")
+                        # a time's "a.m." or "p.m." before a word a sentence opens with ("... by email at 7 a.m.
+                        # Didn't even ..."; not "7 a.m. Monday", "6 p.m. Sydney time")
+                        r"(?<=\d[ \t][ap]\.m)\.(?=[ \t]+(?:I|We|He|She|They|It|You|The|This|That|There|Then|But|And|So|"
+                        r"My|Our|His|Her|Their|Its|A|An|No|Not|Nothing|Nobody|Everyone|Still|By|After|Before|When|"
+                        r"Didn't|Don't|Couldn't|Wasn't|Got|Went|Came|Woke)\b)")
 # inline code on one line ("`T: ?Sized`", "`a.b()`"), not a pair of quotation marks written as backticks
 # ("``Hello,'' he said."): its punctuation ends no sentence
 CODE = re.compile(r"(?<!`)`(?=\S)[^`\n]{1,80}?(?<=\S)`(?!`)")
@@ -111,10 +112,11 @@ def sentence_spans(text: str, start: int = 0, end: int | None = None) -> Iterato
     end = len(text) if end is None else end
     part = CITED.sub(lambda m: " " * len(m.group()), ET_AL.sub("_", text[start:end]))
     part = NOTE_MARK.sub(lambda m: " " * len(m.group()), part)
-    part = CAPTION_LABEL.sub(lambda m: m.group()[:-1] + "_", part)
+    part = CAPTION_LABEL.sub(lambda m: m.group()[:-1] + "_" if _begins(part, m.start()) else m.group(), part)
     part = NESTED_END.sub(r"\2\1", EMPHASIS_END.sub(r"\2\1", part))
     part = BOLD.sub(lambda m: m.group(1) + m.group(2) + m.group(1) + "." if len(m.group(2).split()) >= BOLD_SENTENCE
-                    else m.group(), part)
+                    and re.search(r"[.!?][\"'”’)]*[ \t]+$", part[:m.start()]) else m.group(), part)  # (after a
+    # sentence in its line: a run-in heading of six words at a paragraph's start is read with its sentence)
     # no sentence ends inside `T: ?Sized`, and one ends after `{{ price }}`. (a code span is one word to syntok)
     part = CODE.sub(lambda m: "`" + "x" * (len(m.group()) - 2) + "`", part)
     spans: list[tuple[int, int]] = []
@@ -141,6 +143,13 @@ def sentence_spans(text: str, start: int = 0, end: int | None = None) -> Iterato
 # who is quoted, after the quotation in its line: '"An allotment shouldn't be a ten-year wait." — Priya Raman, site
 # manager'
 ATTRIBUTION = re.compile(r"[—–-]{1,2}[ \t]*[A-Z][\w.'’-]*(?:[ \t]+[A-Z][\w.'’-]*){0,4}(?:,[ \t]*[^\n.!?]{1,60})?\.?")
+
+
+def _begins(text: str, at: int) -> bool:
+    """Whether the line at ``at`` begins a paragraph or follows one that ends a sentence or a lead-in (a caption's
+    label there is no sentence's words: not "... as shown in" over "Figure 2. The treated plots ...")."""
+    before = text[:at].rstrip()
+    return not before or "\n\n" in text[len(before):at + 1] or before.endswith((".", "!", "?", ":", '"', "”", ")"))
 
 
 def _attributed(text: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:

@@ -193,6 +193,8 @@ def headings_of(text: str, body, title_element) -> list[tuple[int, int, str]]:
     found, after = [], 0
     for element in body.iter(*SECTIONS, "summary"):  # (and a disclosure's summary: a FAQ's question over its answer)
         title = " ".join(element.text_content().split())
+        if element.tag == "summary" and not title.endswith("?"):
+            continue  # (a question's, not a "Show more" button's)
         indices = where.get(title, []) if element is not title_element else []
         j = bisect.bisect_left(indices, after)
         if title and j < len(indices):

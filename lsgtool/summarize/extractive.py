@@ -173,7 +173,10 @@ FORMULA_WORDS = re.compile(r"(?:start|end)_(?:POST|FLOAT)(?:SUPER|SUB)SCRIPT|\b(
 # paper, ..."); "If so," and "If it does," too)
 BACK = (r"(?:with|without|for|from|despite|because of|thanks to|by|after|before|besides|beyond|unlike|like|among|"
         r"amongst|of|in|on|at|to|under|between|within|through)\s+")  # ("Among those, 58 percent named price")
-ANAPHOR = re.compile(rf"(?:{BACK})?(?:this|these|that|those|such)\b(?!\s+(?:rfc|paper|document|proposal|work|"
+# (before "it", "they", "their": the prepositions that point back; not "Before they can vote, ...", "After it rains",
+# "Like their parents, ...", "For it to work, ...")
+BACK_IT = r"(?:with|without|from|despite|because of|thanks to|among|amongst|of|besides|beyond|through|within)\s+"
+ANAPHOR = re.compile(rf"(?:(?:{BACK})?(?:this|these|that|those)|such)\b(?!\s+(?:rfc|paper|document|proposal|work|"
                      r"article|report|chapter|section|book|thesis|study|memo|meeting|post|note|guide|change|pr|pull request|"
                      r"issue|release|page|talk|episode|letter|year|month|week|day|night|morning|evening|afternoon|"
                      r"time|summer|winter|spring|autumn|season|moment)s?\b|(?<=those) who\b|(?<=that) (?:i|we|you|"
@@ -185,7 +188,7 @@ ANAPHOR = re.compile(rf"(?:{BACK})?(?:this|these|that|those|such)\b(?!\s+(?:rfc|
                      # (and after a word of when: "Today it houses the museum", "Later they moved to Leeds"; not
                      # "Today it is possible to ...")
                      r"|if (?:so|not)\b|if (?:it|they|this|that) (?:does|do|did)\b"
-                     rf"|(?:(?:today|now|nowadays|later|then|since then|soon|still|meanwhile|instead)\s*,?\s+|{BACK})?"
+                     rf"|(?:(?:today|now|nowadays|later|then|since then|soon|still|meanwhile|instead)\s*,?\s+|{BACK_IT})?"
                      r"(?:it(?!['’]s\b)(?!\s+(?:is|was|would|will|should|could|may|might|must|seems|seemed|appears|"
                      r"can|has been|had been)\s+(?:[\w-]+,?\s+){0,3}?(?:(?<!\bup )to|that|for|whether|if)\b)|they|them|"
                      r"their)\b"
@@ -270,11 +273,12 @@ MAILING = re.compile(r"\bview (?:this (?:e-?mail|newsletter|message)|it) (?:in|o
                      r"subscription)|"
                      # a help desk's footer: "This ticket will be closed automatically after 14 days without a reply.
                      # To reopen it, reply to this e-mail ..."
-                     r"\bthis (?:ticket|case|request) will (?:be )?(?:closed?|resolved?) automatically\b|"
-                     r"^to reopen (?:it|this (?:ticket|case|request))\b|"
+                     r"^this (?:ticket|request) will (?:be )?(?:closed?|resolved?) automatically\b|"
+                     r"^to reopen (?:it|this (?:ticket|request))\b|"
                      # a letterhead's: "Kestrel Logistics Ltd, Registered in England and Wales No. 04418823."
-                     r"\bregistered in england(?: (?:and|&) wales)?\b|^\W*registered office\s*:|"
-                     r"\bcompany (?:registration )?(?:no\.|number)\s*:?\s*\d", re.IGNORECASE)
+                     r"\bregistered in england(?: (?:and|&) wales)?,? (?:under |with )?(?:company )?(?:no\.|number)|"
+                     r"^\W*registered office\s*:|^[^.]{0,60}\bcompany (?:registration )?(?:no\.|number)\s*:?\s*\d[\d ]*"
+                     r"\.?$", re.IGNORECASE)  # (not a contract's parties, "Acme Ltd (Company No. 1234), whose ...")
 # (not "Companies must let customers unsubscribe ...")
 # a medicine leaflet's template, which every leaflet prints (the EU's QRD template's): "Read all of this leaflet
 # carefully ...", "Like all medicines, this medicine can cause side effects ...", "If you get any side effects, talk
@@ -283,7 +287,7 @@ LEAFLET = re.compile(r"\bread all of this leaflet\b|\bkeep this leaflet\b|\bdo n
                      r"\bif you get any side effects,? talk to\b|\b(?:always )?(?:take|use) this medicine exactly as\b|"
                      r"\blike all medicines,? this medicine can cause side effects\b|\breport side effects directly\b|"
                      r"\bthis includes any possible side effects not listed\b|\bcheck with your (?:doctor|pharmacist)"
-                     r"(?: or (?:pharmacist|nurse))? if you are not sure\b|\bit may harm them\b", re.IGNORECASE)
+                     r"(?: or (?:pharmacist|nurse))? if you are not sure\b|^it may harm them, even if\b", re.IGNORECASE)
 # a greeting or a thanks, and little more: "Thank you, operator, and good afternoon, everyone."
 # (after a "Hi," or "Hi Tom.": "Hi, thanks for taking the question, and congrats on the margin.")
 PLEASANTRY = re.compile(r"(?:(?:hi|hey|hello|yes|yeah|great|sure|okay|ok)(?: \w+)?[,!.] )?"

@@ -79,6 +79,7 @@ def test_a_transcript_reads_each_turn_on_its_own():
     ("![a plot](plot.png) The curve rises [3].", "The curve rises."),
     ("> 1. quoted *item* with snake_case_name and 2 * 3 * 4", "quoted item with snake_case_name and 2 * 3 * 4"),
     ("See <https://example.org> and [docs][ref].", "See https://example.org and docs."),
+    ("Read _[Pro Git][progit]_ first.", "Read Pro Git first."),  # (emphasis around a link)
     # brackets against a word are no reference link: a rate law's concentrations, an array's indices
     ("The rate law is rate = k[I-][S2O8], so grid[i][j] holds it.", "The rate law is rate = k[I-][S2O8], so grid[i][j] "
      "holds it."),
@@ -254,6 +255,8 @@ def test_a_bare_heading_line_of_plain_text_is_not_glued_to_the_sentence_after_it
      "**Subject:** New operating structure from 1 January\n\n---\n\nFrom 1 January we move to three divisions.",
      "New operating structure from 1 January"),
     ("MEMO\n\nWe move to three divisions.", "MEMO"),  # no subject: its kind
+    ("# Memo\n\n**To:** All staff\n**From:** Sam\n\nWe close the region.\n\nRe: the old region, it shuts in May.",
+     "Memo"),  # (a "Re:" in its text is no subject field)
     # a letter: its subject line over its salutation, not its sender's name
     ("Priya Raman\n14 Larkfield Road\nBristol BS6 5QT\n\n3 November 2026\n\nRe: Senior Data Engineer (Ref. 114)\n\n"
      "Dear Hiring Manager,\n\nI am writing to apply.", "Re: Senior Data Engineer (Ref. 114)"),
@@ -921,6 +924,9 @@ def test_a_captions_label_begins_its_sentence_and_a_caption_is_never_picked():
     assert [text[a:b][:16] for a, b in spans] == ["We timed each ru", "Table 1. Effect ", "As shown in Tabl",
                                                   "The rate doubled"]
     assert not any("Effect of" in s for s in _picked_from(text))
+    wrapped = ("We weighed the grain of every plot twice in the season, and the yields rose sharply, as shown in\n"
+               "Figure 2. The treated plots gave more grain than the others did.\n")
+    assert [wrapped[a:b][-10:] for a, b in prose_sentences(wrapped)] == ["\nFigure 2.", "thers did."]  # no caption
 
 
 def test_a_sentence_in_bold_and_one_ending_at_a_time_of_day_end_there():
@@ -928,12 +934,14 @@ def test_a_sentence_in_bold_and_one_ending_at_a_time_of_day_end_there():
     next sentence; a run-in heading in bold ("**Async runtime.** Tasks ...") and "9 a.m. Monday" are read on."""
     text = ("We create 35 roles. **I want to be clear: this reorganisation is not a cost-cutting exercise.** We expect "
             "headcount to grow.\n\n**Async runtime.** Tasks are scheduled by the pool.\n\nThe rejection came by "
-            "email at 7 a.m. Didn't even get an interview. The shop opens at 9 a.m. Monday to Friday.\n")
+            "email at 7 a.m. Didn't even get an interview. The shop opens at 9 a.m. Monday to Friday. The ferry leaves "
+            "at 6 p.m. Sydney time.\n\n**Why this matters for small teams today.** Most teams never measure it.\n")
     assert [text[a:b] for a, b in sentence_spans(text)] == [
         "We create 35 roles.", "**I want to be clear: this reorganisation is not a cost-cutting exercise.**",
         "We expect headcount to grow.", "**Async runtime.** Tasks are scheduled by the pool.",
         "The rejection came by email at 7 a.m.", "Didn't even get an interview.",
-        "The shop opens at 9 a.m. Monday to Friday."]
+        "The shop opens at 9 a.m. Monday to Friday.", "The ferry leaves at 6 p.m. Sydney time.",
+        "**Why this matters for small teams today.** Most teams never measure it."]  # (a run-in heading, first)
 
 
 def _picked_from(text: str) -> list[str]:
@@ -1047,9 +1055,35 @@ def test_a_lists_items_under_a_lead_in_that_denies_them_are_not_shown_alone_quot
     steps = ("If you do not receive a code within five minutes, try the following:\n\n"
              "- Ask for a new code by choosing the button that says send again.\n"
              "- Check your spam folder for a message from the bank's security team.\n")
-    assert len(_picked_from(steps)) == 2  # (the reviewer's: a lead-in's "do not" in its condition denies no item)
+    assert _picked_from(steps) == [  # (the reviewer's: a lead-in's "do not" in its condition denies no item) one
+        "If you do not receive a code within five minutes, try the following: Ask for a new code by choosing the "
+        "button that says send again. Check your spam folder for a message from the bank's security team."]  # unit
     granted = text.replace("The policy's exclusions state that we do not insure", "The policy states that we insure")
     assert "Water or water-borne material below the surface of the ground." in " ".join(_picked_from(granted))
+
+
+def test_a_sentence_leading_into_a_short_list_is_one_sentence_with_its_items():
+    """A leaflet's "Stop taking Dorvalin ... if you notice any of the following serious side effects:" ends on a
+    colon and its items go on from it: neither could be shown, and the summary never said when to stop the drug.
+    With two to six items, each a clause on its line, it is one sentence, its sources the exact span."""
+    lead = ("Stop taking Dorvalin and go to the nearest hospital if you notice any of the following serious side "
+            "effects:\n\n")
+    items = ["- unexplained muscle pain, tenderness or weakness;", "- swelling of the face, tongue and throat;",
+             "- yellowing of the skin and the whites of the eyes."]
+    text = "Dorvalin lowers cholesterol.\n\n" + lead + "\n".join(items) + "\n\nStore below 30 degrees.\n"
+    spans = prose_sentences(text)
+    assert [text[a:b] for a, b in spans] == ["Dorvalin lowers cholesterol.", lead + "\n".join(items),
+                                             "Store below 30 degrees."]
+    assert readable(text[spans[1][0]:spans[1][1]]).endswith("side effects: unexplained muscle pain, tenderness or "
+                                                            "weakness; swelling of the face, tongue and throat; "
+                                                            "yellowing of the skin and the whites of the eyes.")
+    # not a list of words, nor items of two sentences, nor seven items, nor one, nor an item going on in a line
+    # without a mark, nor a list that goes on ("; and") (each still its own sentence)
+    for other in (["- apples", "- pears", "- plums"], ["- Muscle pain. It may be severe.", "- Swelling."],
+                  items * 2 + items[:1], items[:1], items[:2] + ["  It may be severe."] + items[2:],
+                  items[:2] + ["- liver pain; and"]):
+        text = lead + "\n".join(other) + "\n"
+        assert len(prose_sentences(text)) > 1
 
 
 def test_a_manuals_labels_are_no_speakers_and_a_faqs_question_in_prose_is_a_heading():
@@ -1271,6 +1305,9 @@ def test_a_calls_header_fields_and_recording_notice_are_no_ones_turn():
     found = turns(text)
     assert [turn.speaker for turn in found] == ["Thomas", "Gwen", "Thomas", "Gwen"]
     assert all("Agent" not in text[a:b] and "recorded" not in text[a:b] for turn in found for a, b in turn.pieces)
+    caller = ("Caller: Hi, my tomato leaves are curling up, what should I do?\nHost: Curling leaves mean heat stress.\n"
+              "Guest: Or too much water, in my experience.\nHost: Thanks for the call.\n")  # a caller who speaks once
+    assert [turn.speaker for turn in turns(caller)] == ["Caller", "Host", "Guest", "Host"]
     talk = text[text.index("[14"):].replace("Thomas:", "Agent:").replace("Gwen:", "Customer:")  # roles that speak
     assert [turn.speaker for turn in turns(talk)] == ["Agent", "Customer", "Agent", "Customer"]
 
@@ -1289,6 +1326,10 @@ def test_a_how_tos_step_and_a_spoken_opening_are_no_speakers_names():
     assert "Step two: unscrew the chrome shroud." in shown and "Now you can see the cartridge under a brass nut." in shown
     assert any(s.startswith("One tip: if it") for s in shown) and any("So that's it" in s or s.startswith("That's it")
                                                                        for s in shown)
+    from lsgtool.documents.prose import turns  # (a name that begins as an opener does is a speaker's)
+
+    film = "Interviewer: Tell us about your first film.\nSo Yeon Park: It was a short about my grandmother.\n" * 2
+    assert [turn.speaker for turn in turns(film)] == ["Interviewer", "So Yeon Park"] * 2
 
 
 def test_a_forms_labelled_lines_are_fields_not_a_transcripts_turns():

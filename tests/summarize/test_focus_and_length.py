@@ -509,6 +509,12 @@ def test_a_verse_numbered_bible_is_summarised_without_its_verse_labels(runner, a
     ("Kestrel Logistics Ltd, Registered in England and Wales No. 04418823.", True),  # a letterhead's
     ("Registered office: 2 Fenwick Way, Daventry NN11 8QT.", True),
     ("The firm registered in France in 2019 and moved its office to Lyon a year later.", False),
+    # (the reviewer's: a contract's parties, a charity's history, a pet's danger, a complaint's next step)
+    ("Acme Widgets Ltd (Company No. 04418823), whose registered office is in Leeds, agrees to supply the Goods.", False),
+    ("The charity, registered in England and Wales in 1998, now runs forty shelters.", False),
+    ("Never feed chocolate to your dogs: it may harm them.", False),
+    ("If we cannot agree, this case will be closed automatically after 90 days and you can go to the ombudsman.",
+     False),
     ("Velotrex contains ramiprazole, which reduces the acid your stomach makes.", False),
     ("All notable changes to Tidewater are documented in this file.", True),  # a changelog's template
     ("The format is based on Keep a Changelog, and this project adheres to Semantic Versioning.", True),
@@ -606,7 +612,10 @@ def test_a_sentence_pointing_back_is_picked_only_after_the_sentence_it_points_to
             "Today the tower houses a museum.", "Today it is possible to sequence a genome in a day.",
             "With it we can add 12 beds.", "Despite this, the shelter stayed open.", "If so, the vote fails.",
             "If it does, regulators will act.", "With care, the vote passes.", "For this report we asked 400 people.",
-            "Among those, 58 percent named price.", "In this paper we propose a parser.")
+            "Among those, 58 percent named price.", "In this paper we propose a parser.",
+            "Before they can vote, citizens must register.", "After it rains, the path floods.",
+            "Like their parents, teenagers vote late.", "For it to work, the valve must be open.",
+            "With such a small budget, we hired no one.")
     ] == [
         True, True, False, False, False, False, False, False, True, False,  # a formula's clause goes on from it
         True, True, False, False, False, False,  # "It is ... to": what follows, not what came before
@@ -614,7 +623,8 @@ def test_a_sentence_pointing_back_is_picked_only_after_the_sentence_it_points_to
         True, False,  # "There," points at a place named before it; "There are" does not
         True, False,  # an op-ed's "Not because ..." goes on from the sentence before it
         True, True, False, False,  # "it" after a word of when ("Today it houses ..." had read as the town's museum)
-        True, True, True, True, False, False, True, False]  # after a preposition, a condition ("With it", "If so,")
+        True, True, True, True, False, False, True, False,  # after a preposition, a condition ("With it", "If so,")
+        False, False, False, False, False]  # (not one pointing ahead: "Before they can vote, citizens ...")
     from lsgtool.summarize.extractive import read_after
 
     dated = ["Buses were deregulated in 1986.", "The Transport Act of that year ended the councils' routes.",
