@@ -497,8 +497,8 @@ FIELD_PIECE = re.compile(r"\s*[^\W\d_][\w ]{0,30}:\s*\S[^:]{0,60}(?<![.!?])$")  
 TRANSCRIBED = re.compile(r"\btranscri(?:pt|bed|ption)\b|\b(?:call|conversation)s? (?:is|are|was|were|may be|will be|"
                          r"might be) (?:being )?(?:recorded|monitored) for\b", re.IGNORECASE)
 # a transcript's header's labels: "TRANSCRIPT: MAYORAL DEBATE, ...", "Date: 14 October", "Location: Rosewood Hall",
-HEADER_LABEL = re.compile(r"(?i:transcript(?:ion)?|participants|present|attendees|in attendance|date|location|venue|time|"
-                          r"place|subject|topic|event|recorded|source|title)")  # (not a "Host:", who speaks)
+HEADER_LABEL = re.compile(r"(?i:transcript(?:ion)?|participants|present|attendees|in attendance|date|location|venue|"
+                          r"time|place|subject|topic|event|recorded|source|title)")  # (not a "Host:", who speaks)
 # and a call's "Agent: Thomas Reilly (ID 4471)", "Customer: Mrs. Gwen Ashdown, account 7730-2281-09" (who speak by
 # name), where what follows ends no sentence (not a caller's one question: "Caller: Hi, my tomato leaves curl up?")
 ROLE_FIELD = re.compile(r"(?i:agent|customer|caller|account(?: number)?|(?:case|ticket|call) (?:number|id|reference)|"
@@ -1238,9 +1238,9 @@ ITEM_ENDS = re.compile(r"(?:[.;,!?]|[;,] (?:and|or))[\"”’)]*$")  # how such 
 def _with_items(text: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
     """``spans`` with a sentence that leads into a list on a colon joined to the list's items, where there are two
     to ``LEAD_ITEMS`` of them, each one sentence on its own line (its mark, its words) ending as a clause does, the
-    last as a sentence does, and the whole within ``LEAD_WORDS``: a leaflet's "Stop taking Dorvalin and go to ... if you notice any of the
-    following serious side effects:" over three items had been neither (it ends on a colon; they go on from it),
-    and is now one sentence: what it says, with what it says it of."""
+    last as a sentence does, and the whole within ``LEAD_WORDS``: a leaflet's "Stop taking Dorvalin and go to ...
+    if you notice any of the following serious side effects:" over three items had been neither (it ends on a
+    colon; they go on from it), and is now one sentence: what it says, with what it says it of."""
     out: list[tuple[int, int]] = []
     k = 0
     while k < len(spans):

@@ -30,8 +30,8 @@ ET_AL = re.compile(r"(?<=\bet al)\.(?=\s*[(\[])|(?:(?<=\b(?:No|pp|Ch|Eq))|(?<=\b
 # a caption's label at its line's start ("Table 1. Effect of initial concentrations on ..."): its full stop ends no
 # sentence (the caption had been read as "Effect of ...", a sentence without its label; not "... in Table 1. The")
 CAPTION_LABEL = re.compile(r"^[ \t]*(?:\*\*|__|\*|_)?(?:Table|TABLE|Figure|FIGURE|Fig\.|FIG\.|Chart|Exhibit|Listing|"
-                           r"Plate|Map|Scheme|Algorithm)[ \t]+(?:\d{1,3}|[IVX]{1,5})[a-z]?(?:\.\d{1,2})?(\.)(?=[ \t]+\S)",
-                           re.MULTILINE)
+                           r"Plate|Map|Scheme|Algorithm)[ \t]+(?:\d{1,3}|[IVX]{1,5})[a-z]?(?:\.\d{1,2})?(\.)"
+                           r"(?=[ \t]+\S)", re.MULTILINE)
 JOINED_WORDS = 60  # a sentence joined across its semicolons is at most this long (a list of clauses stays apart)
 EXHIBIT = re.compile(r"\b(?:Exs?\.|Exhibits?)\s+[A-Z]{1,2}(?:-\d+)?\.(?=\s+[A-Z])")  # a record's "Ex. A." ends a cite
 # a wiki's citation markers right after a sentence's end (".[4] With", ".[14][15]", ".[citation needed]"): syntok
@@ -59,7 +59,8 @@ MISSED_END = re.compile(r"(?<=\d\.\d)\d*\.(?=[ \t]+[A-Z][a-z])|(?<=\d\])\.(?=[ \
                         r"(?<=\s[A-Z])\.(?=[ \t]+(?:The|This|These|That|Those|It|Its|In|Under|On|At|For|From|With|"
                         r"Without|When|While|After|Before|During|Since|We|Our|They|Their|There|Here|But|And|However|"
                         r"Thus|Then|As|If|By|Both|All|Each|No|Not)\b)|"
-                        r"\b[\w.+-]+@[\w-]+(?:\.[\w-]+)*\.[a-z]{2,}\.(?=[ \t]+[A-Z][a-z])|"  # "... at help@shop.co.uk. Please"
+                        # "... at help@shop.co.uk. Please"
+                        r"\b[\w.+-]+@[\w-]+(?:\.[\w-]+)*\.[a-z]{2,}\.(?=[ \t]+[A-Z][a-z])|"
                         # a time's "a.m." or "p.m." before a word a sentence opens with ("... by email at 7 a.m.
                         # Didn't even ..."; not "7 a.m. Monday", "6 p.m. Sydney time")
                         r"(?<=\d[ \t][ap]\.m)\.(?=[ \t]+(?:I|We|He|She|They|It|You|The|This|That|There|Then|But|And|So|"

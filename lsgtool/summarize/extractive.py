@@ -177,10 +177,10 @@ BACK = (r"(?:with|without|for|from|despite|because of|thanks to|by|after|before|
 # "Like their parents, ...", "For it to work, ...")
 BACK_IT = r"(?:with|without|from|despite|because of|thanks to|among|amongst|of|besides|beyond|through|within)\s+"
 ANAPHOR = re.compile(rf"(?:(?:{BACK})?(?:this|these|that|those)|such)\b(?!\s+(?:rfc|paper|document|proposal|work|"
-                     r"article|report|chapter|section|book|thesis|study|memo|meeting|post|note|guide|change|pr|pull request|"
-                     r"issue|release|page|talk|episode|letter|year|month|week|day|night|morning|evening|afternoon|"
-                     r"time|summer|winter|spring|autumn|season|moment)s?\b|(?<=those) who\b|(?<=that) (?:i|we|you|"
-                     r"he|she|it|they|the|a|an|this|his|her|our|their)\b)"
+                     r"article|report|chapter|section|book|thesis|study|memo|meeting|post|note|guide|change|pr|"
+                     r"pull request|issue|release|page|talk|episode|letter|year|month|week|day|night|morning|"
+                     r"evening|afternoon|time|summer|winter|spring|autumn|season|moment)s?\b|(?<=those) who\b|"
+                     r"(?<=that) (?:i|we|you|he|she|it|they|the|a|an|this|his|her|our|their)\b)"
                      r"|(?-i:where|which|whereas|wherein)\b"  # a clause after a displayed formula: "where k is ..."
                      # "It works on pandas ...", "They close at six" (not "It is possible to ...", "It will take
                      # years to ...", which point at what follows: "It will allow up to four homes ..." does not;
@@ -188,7 +188,8 @@ ANAPHOR = re.compile(rf"(?:(?:{BACK})?(?:this|these|that|those)|such)\b(?!\s+(?:
                      # (and after a word of when: "Today it houses the museum", "Later they moved to Leeds"; not
                      # "Today it is possible to ...")
                      r"|if (?:so|not)\b|if (?:it|they|this|that) (?:does|do|did)\b"
-                     rf"|(?:(?:today|now|nowadays|later|then|since then|soon|still|meanwhile|instead)\s*,?\s+|{BACK_IT})?"
+                     r"|(?:(?:today|now|nowadays|later|then|since then|soon|still|meanwhile|instead)\s*,?\s+|"
+                     rf"{BACK_IT})?"
                      r"(?:it(?!['’]s\b)(?!\s+(?:is|was|would|will|should|could|may|might|must|seems|seemed|appears|"
                      r"can|has been|had been)\s+(?:[\w-]+,?\s+){0,3}?(?:(?<!\bup )to|that|for|whether|if)\b)|they|them|"
                      r"their)\b"
@@ -235,8 +236,8 @@ SPONSOR = re.compile(r"\b(?:(?:this (?:episode|show|video|podcast) is )?brought 
                      # a blog's or a review's disclosure: "This post may contain affiliate links.", "As an Amazon
                      # Associate I earn from qualifying purchases.", "We may earn a commission if you buy ..."
                      r"(?:contains?|uses?|includes?) affiliate links\b|\bearn from qualifying purchases\b|"
-                     r"\b(?:we|i) (?:may )?(?:earn|receive|get) (?:an? (?:small )?)?(?:affiliate )?(?:commission|share of the "
-                     r"sale)s?\b|"
+                     r"\b(?:we|i) (?:may )?(?:earn|receive|get) (?:an? (?:small )?)?(?:affiliate )?(?:commission|"
+                     r"share of the sale)s?\b|"
                      # "Disclosure: I received a free advance copy from the publisher in exchange for an honest review."
                      r"^disclosure:|\b(?:i|we) (?:received|was sent|were sent|was given|were given) (?:a |an )?(?:free "
                      r"|complimentary )?(?:advance|review) (?:copy|unit|sample)\b|"
@@ -899,8 +900,9 @@ def labelled(texts: list[str], speakers: list[str | None], asking: bool = False,
     (``Grad B: ...``): who said it is part of what a meeting's summary tells; a text said by no one after a speaker's
     (a screenplay's action after a speech) begins a line of its own, and the speaker's next is labelled again; a
     text that does not end a sentence (a list item, "Fresh cilantro and rice, to serve") is a line of its own, not to
-    run into the next nor the one before into it; where someone asks (``asking``: an "interviewer" or a "Q", ``ASKER``), an answerer's label
-    (``ANSWERER``: "A") is written only after an asker's (a speaker named "A" in a dialogue of A and B keeps it);
+    run into the next nor the one before into it; where someone asks (``asking``: an "interviewer" or a "Q",
+    ``ASKER``), an answerer's label (``ANSWERER``: "A") is written only after an asker's (a speaker named "A" in a
+    dialogue of A and B keeps it);
     a speaker's sentence after others spoke (``interrupted``: a debate's answers to two questions) is labelled
     again, on a line of its own."""
     out, starts, last = "", [], None

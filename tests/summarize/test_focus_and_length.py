@@ -510,7 +510,8 @@ def test_a_verse_numbered_bible_is_summarised_without_its_verse_labels(runner, a
     ("Registered office: 2 Fenwick Way, Daventry NN11 8QT.", True),
     ("The firm registered in France in 2019 and moved its office to Lyon a year later.", False),
     # (the reviewer's: a contract's parties, a charity's history, a pet's danger, a complaint's next step)
-    ("Acme Widgets Ltd (Company No. 04418823), whose registered office is in Leeds, agrees to supply the Goods.", False),
+    ("Acme Widgets Ltd (Company No. 04418823), whose registered office is in Leeds, agrees to supply the Goods.",
+     False),
     ("The charity, registered in England and Wales in 1998, now runs forty shelters.", False),
     ("Never feed chocolate to your dogs: it may harm them.", False),
     ("If we cannot agree, this case will be closed automatically after 90 days and you can go to the ombudsman.",
