@@ -91,7 +91,8 @@ def clean_pages(split: list[list[str] | tuple[list[str], int, int]], common: set
 
 HEADING_WIDTH = 0.6  # of the usual line: a line this short that ends no sentence may be a heading
 SECTION_WIDTH = 0.8  # and a numbered section's heading this short ("1. Where your water comes from", in a column)
-BULLET = re.compile(r"[•▪●◦‣∙·\-–*]|\d{1,2}[.)]|\([a-z\d]\)")  # a list item's mark alone on its line ("1.", "(a)")
+MARKS = r"[•▪●◦‣∙·–*]|\d{1,2}[.)]|\([a-z\d]\)"  # a list item's mark (a hyphen's only alone on its line: ``BULLET``)
+BULLET = re.compile(rf"-|{MARKS}")  # a list item's mark alone on its line ("1.", "(a)")
 # a section's heading: "1. Introduction", "2.3 Radio-tracking", "IV. RESULTS", a paper's "ABSTRACT"
 SECTION_WORD = re.compile(r"(?:ABSTRACT|Abstract|INTRODUCTION|REFERENCES|References|ACKNOWLEDGE?MENTS?|"
                           r"Acknowledge?ments?|SUMMARY|Footnotes)")  # (and the footnotes' heading: ``FOOTNOTES``)
@@ -100,7 +101,7 @@ SECTION_LINE = re.compile(rf"(?:\d{{1,2}}(?:\.\d{{1,2}})*\.?|[IVX]{{1,5}}\.)[ \t
 # a list's item with its words on its line ("2. Design and commission a fixed radio network ...;", "• Leak alerts"),
 # and how an item ends before the next: a sentence's end, a semicolon, "; and", "; or" (not "... Schedule No." over
 # "2 of this Agreement")
-LIST_ITEM = re.compile(r"(?:[•▪●◦‣∙·–*]|\d{1,2}[.)]|\([a-z\d]\))[ \t]+\S")
+LIST_ITEM = re.compile(rf"(?:{MARKS})[ \t]+\S")
 ITEM_LAST = re.compile(r"(?<!\b[A-Z])(?<!\bNo)(?<!\bpp)(?<!\bal)(?<!\bVol)[.!?][\"”’)]*[ \t]*$")  # the last's (not an
 # author's initial, "Gold A.", over a title's words)
 ITEM_END = re.compile(r"(?:[.!?:;]|; (?:and|or))[\"”’)]*[ \t]*$")

@@ -54,7 +54,8 @@ MATH = re.compile(r"\s*\$\$.*\$\$\s*$")  # a displayed formula on a line of its 
 DELIMITER = re.compile(r"\s*\|?\s*:?-{2,}:?\s*(?:\|\s*:?-{2,}:?\s*)+\|?\s*$")
 DEFINITION = re.compile(r" {0,3}\[[^\]]+\]:\s*\S")
 HTML = re.compile(r"\s*</?[A-Za-z!][^>]*>\s*$")
-ITEM = re.compile(r"\s*(?:[-*+•]|\(?\d{1,3}[.)]|\(?[a-z][.)])\s+")
+MARK = r"[-*+•]|\(?\d{1,3}[.)]|\(?[a-z][.)]"  # a list item's mark: "-", "1.", "(a)"
+ITEM = re.compile(rf"\s*(?:{MARK})\s+")
 QUOTE = re.compile(r"\s*>")
 # a field of a document's metadata: "- Start Date: 2022-11-05", "Author: A. Name", a quoted e-mail's "> From: Dan"
 # (a name of a few words, a short value that does not end a sentence); two or more in a row are a record, not prose
@@ -1231,7 +1232,7 @@ def prose_sentences(text: str, transcript: bool | None = None) -> list[tuple[int
 
 LEAD_ITEMS = 6  # a list of at most this many items, each a sentence, is one sentence with the line leading into it
 LEAD_WORDS = 80  # of at most this many words, without the items' marks
-MARK_WORD = re.compile(r"[-*+•]|\(?\d{1,3}[.)]|\(?[a-z][.)]")
+MARK_WORD = re.compile(MARK)
 ITEM_ENDS = re.compile(r"(?:[.;,!?]|[;,] (?:and|or))[\"”’)]*$")  # how such an item ends (a list of words is none)
 
 
@@ -1248,8 +1249,7 @@ def _with_items(text: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]
         items = []
         if text[a:b].rstrip().endswith(":"):
             j = k + 1
-            while j < len(spans) and len(items) <= LEAD_ITEMS and _item_alone(text, spans, j, b if j == k + 1
-                                                                              else spans[j - 1][1]):
+            while j < len(spans) and len(items) <= LEAD_ITEMS and _item_alone(text, spans, j, spans[j - 1][1]):
                 items.append(spans[j])
                 j += 1
         words = sum(not MARK_WORD.fullmatch(w) for w in text[a:items[-1][1]].split()) if items else 0
@@ -1646,14 +1646,15 @@ def _subject_field(text: str, end: int) -> tuple[int, int] | None:
     """Where the value of the "Subject:" (or "Re:") field is among the fields under a memo's title (its line ends
     at ``end``): the lines up to ``MEMO_LINES`` after it, blank or fields, up to the first that is neither (not a
     "Re: the old region, ..." in the memo's text)."""
-    start = end
-    for line in text[end:].split("\n")[1:MEMO_LINES + 1]:
-        start = text.index(line, start) if line else start
+    lines = text[end:].split("\n", MEMO_LINES + 1)
+    start = end + len(lines[0]) + 1  # where each line begins
+    for line in lines[1:MEMO_LINES + 1]:
         subject = SUBJECT_FIELD.match(line)
         if subject:
             return start + subject.start(1), start + subject.end(1)
         if line.strip() and not FIELD.match(line) and not re.fullmatch(r"\s*(?:[-*_]\s*){3,}", line):
             return None
+        start += len(line) + 1
     return None
 
 

@@ -171,11 +171,11 @@ FORMULA_WORDS = re.compile(r"(?:start|end)_(?:POST|FLOAT)(?:SUPER|SUB)SCRIPT|\b(
 # 43.05): a README's "It works on pandas ..." had opened its summary.
 # (and after a preposition: "With it we can add 12 beds", "Despite this, ...", "In this case, ..." (not "In this
 # paper, ..."); "If so," and "If it does," too)
-BACK = (r"(?:with|without|for|from|despite|because of|thanks to|by|after|before|besides|beyond|unlike|like|among|"
-        r"amongst|of|in|on|at|to|under|between|within|through)\s+")  # ("Among those, 58 percent named price")
 # (before "it", "they", "their": the prepositions that point back; not "Before they can vote, ...", "After it rains",
-# "Like their parents, ...", "For it to work, ...")
-BACK_IT = r"(?:with|without|from|despite|because of|thanks to|among|amongst|of|besides|beyond|through|within)\s+"
+# "Like their parents, ...", "For it to work, ..."; before "this" or "those", any: "Among those, 58 percent ...")
+POINTING = "with|without|from|despite|because of|thanks to|among|amongst|of|besides|beyond|through|within"
+BACK_IT = rf"(?:{POINTING})\s+"
+BACK = rf"(?:{POINTING}|for|by|after|before|unlike|like|in|on|at|to|under|between)\s+"
 ANAPHOR = re.compile(rf"(?:(?:{BACK})?(?:this|these|that|those)|such)\b(?!\s+(?:rfc|paper|document|proposal|work|"
                      r"article|report|chapter|section|book|thesis|study|memo|meeting|post|note|guide|change|pr|"
                      r"pull request|issue|release|page|talk|episode|letter|year|month|week|day|night|morning|"
@@ -279,8 +279,8 @@ MAILING = re.compile(r"\bview (?:this (?:e-?mail|newsletter|message)|it) (?:in|o
                      # a letterhead's: "Kestrel Logistics Ltd, Registered in England and Wales No. 04418823."
                      r"\bregistered in england(?: (?:and|&) wales)?,? (?:under |with )?(?:company )?(?:no\.|number)|"
                      r"^\W*registered office\s*:|^[^.]{0,60}\bcompany (?:registration )?(?:no\.|number)\s*:?\s*\d[\d ]*"
-                     r"\.?$", re.IGNORECASE)  # (not a contract's parties, "Acme Ltd (Company No. 1234), whose ...")
-# (not "Companies must let customers unsubscribe ...")
+                     r"\.?$", re.IGNORECASE)  # (not "Companies must let customers unsubscribe ...", nor a contract's
+# parties, "Acme Ltd (Company No. 1234), whose ...")
 # a medicine leaflet's template, which every leaflet prints (the EU's QRD template's): "Read all of this leaflet
 # carefully ...", "Like all medicines, this medicine can cause side effects ...", "If you get any side effects, talk
 # to your doctor ..." (a leaflet's summary had been five of them, and not what the medicine treats)
